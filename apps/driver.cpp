@@ -1,0 +1,365 @@
+#include "apps/driver.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "apps/exit_codes.hpp"
+#include "apps/signals.hpp"
+#include "io/checkpoint.hpp"
+#include "io/file_stamp.hpp"
+#include "io/time_series.hpp"
+#include "io/xdmf.hpp"
+#include "mesh/timers.hpp"
+#include "solvers/registry.hpp"
+
+namespace meridian::app {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+void declare_run_keys(io::Schema& schema) {
+  using io::KeyType;
+  const auto add = [&schema](io::KeySpec spec) { schema.add(std::move(spec)).restart_may_change = true; };
+  add({"run", "end_time", KeyType::real, 1.0, "time", "simulated time at which the run ends", {}, 0, 1e12, true});
+  add({"run", "output_interval", KeyType::real, 0.25, "time",
+       "simulated time between field outputs (0: only the start and the end); steps are shortened to land on "
+       "each output time",
+       {}, 0, 1e12});
+  add({"run", "checkpoint_every_steps", KeyType::integer, 0L, "steps", "checkpoint every N steps (0: off)", {}, 0, 1e12});
+  add({"run", "checkpoint_every_minutes", KeyType::real, 0.0, "minutes",
+       "checkpoint when this much wall time has passed since the last one (0: off)", {}, 0, 1e9});
+  add({"run", "checkpoint_keep", KeyType::integer, 3L, "files", "how many of the newest checkpoints to keep", {}, 1, 1e6});
+  add({"run", "progress_every", KeyType::integer, 10L, "steps", "print a progress line every N steps", {}, 1, 1e12});
+  add({"run", "diagnostics_every", KeyType::integer, 10L, "steps",
+       "record diagnostics every N steps (and at every output time)", {}, 1, 1e12});
+  add({"run", "max_steps", KeyType::integer, 0L, "steps", "stop after this many steps in total (0: no limit)", {}, 0, 1e15});
+  add({"run", "output_dir", KeyType::string, std::string(""), "",
+       "folder for output and checkpoints (empty: output/<deck name>); --output overrides it"});
+}
+
+std::string output_directory(const RunOptions& options, const io::Deck& deck) {
+  if (!options.output_dir.empty()) return options.output_dir;
+  const std::string& from_deck = deck.string("run", "output_dir");
+  if (!from_deck.empty()) return from_deck;
+  return (fs::path("output") / fs::path(options.deck_path).stem()).string();
+}
+
+int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  return rank;
+}
+
+std::string clock_text(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--:--:--";
+  const long s = std::lround(seconds);
+  std::ostringstream out;
+  out << s / 3600 << ":" << std::setw(2) << std::setfill('0') << (s / 60) % 60 << ":" << std::setw(2) << s % 60;
+  return out.str();
+}
+
+// Everything about a run that is not the solver's state: where it is in time and what it wrote.
+struct RunState {
+  double time = 0;
+  long step = 0;
+  std::vector<double> output_times;
+  io::TimeSeries history;
+};
+
+class Run {
+ public:
+  Run(const RunOptions& options, MPI_Comm comm);
+  int execute();
+
+ private:
+  void start_fresh();
+  void restart_from(const std::string& which);
+  void record_diagnostics();
+  void write_output();
+  void write_diagnostics_file(const std::string& summary_layout = "");
+  std::string write_checkpoint();
+  void print_progress(double dt, double step_seconds) const;
+  void print_summary(long steps, double run_seconds, const std::string& checkpoint) const;
+  double next_output_time() const;
+  bool at_end() const;
+
+  RunOptions options_;
+  MPI_Comm comm_;
+  int rank_;
+  std::string kind_;
+  const solvers::SolverEntry& entry_;
+  io::Schema schema_;
+  io::Deck deck_;
+  std::string directory_;
+  std::unique_ptr<solvers::Solver> solver_;
+  io::CheckpointStore checkpoints_;
+  RunState state_;
+  double end_time_, output_interval_;
+  Clock::time_point start_ = Clock::now();
+  double start_time_ = 0;  // simulated time when this run (or restart) began
+};
+
+Run::Run(const RunOptions& options, MPI_Comm comm)
+    : options_(options),
+      comm_(comm),
+      rank_(rank_of(comm)),
+      kind_(io::Deck::peek_solver_kind(options.deck_path)),
+      entry_(solvers::find_solver(kind_, options.deck_path)),
+      schema_(schema_for(entry_)),
+      deck_(io::Deck::load(options.deck_path, schema_, options.overrides)),
+      directory_(output_directory(options, deck_)),
+      solver_(entry_.build(deck_, comm)),
+      checkpoints_((fs::path(directory_) / "checkpoints").string(), static_cast<int>(deck_.integer("run", "checkpoint_keep")),
+                   comm),
+      end_time_(deck_.real("run", "end_time")),
+      output_interval_(deck_.real("run", "output_interval")) {}
+
+double Run::next_output_time() const {
+  if (output_interval_ <= 0) return end_time_;
+  return std::min(end_time_, static_cast<double>(state_.output_times.size()) * output_interval_);
+}
+
+bool Run::at_end() const {
+  const long max_steps = deck_.integer("run", "max_steps");
+  return state_.time >= end_time_ || solver_->finished() || (max_steps > 0 && state_.step >= max_steps);
+}
+
+void Run::record_diagnostics() {
+  timing::ScopedTimer timer("diagnostics");
+  std::vector<std::string> names{"time", "step"};
+  std::vector<double> values{state_.time, static_cast<double>(state_.step)};
+  for (const auto& d : solver_->diagnostics(state_.time)) {
+    if (d.must_be_finite && !std::isfinite(d.value)) {
+      write_output();
+      std::ostringstream msg;
+      msg << "diagnostic '" << d.name << "' is " << d.value << " at step " << state_.step << ", time " << state_.time
+          << ": the state is no longer finite (last fields written to " << directory_
+          << "); reduce the Courant number or check the deck";
+      throw std::runtime_error(msg.str());
+    }
+    names.push_back(d.name);
+    values.push_back(d.value);
+  }
+  state_.history.append(names, values);
+}
+
+void Run::write_diagnostics_file(const std::string& summary_layout) {
+  const std::string path = (fs::path(directory_) / "diagnostics.h5").string();
+  {
+    io::H5File file = io::H5File::create(path + ".tmp", comm_);
+    io::write_stamp(file, {kind_, deck_.resolved_text(), state_.time, state_.step});
+    state_.history.write(file, "diagnostics");
+    if (!summary_layout.empty()) file.set_attribute("parallel_layout", summary_layout);
+    for (const auto& [phase, seconds] : timing::phase_seconds()) file.set_attribute("seconds " + phase, seconds);
+    file.close();
+  }
+  MPI_Barrier(comm_);
+  if (rank_ == 0) fs::rename(path + ".tmp", path);
+}
+
+void Run::write_output() {
+  timing::ScopedTimer timer("output");
+  std::ostringstream name;
+  name << "fields_" << std::setw(5) << std::setfill('0') << state_.output_times.size() << ".h5";
+  const auto fields = solver_->output_fields();
+  {
+    io::H5File file = io::H5File::create((fs::path(directory_) / name.str()).string(), comm_);
+    io::write_stamp(file, {kind_, deck_.resolved_text(), state_.time, state_.step});
+    for (const auto& f : fields) {
+      file.write(f);
+      if (f.box.geometry) {
+        const auto& g = *f.box.geometry;
+        for (int axis = 0; axis < g.dimensions; ++axis) {
+          const std::string axis_name(1, "xyz"[axis]);
+          file.set_attribute("origin_" + axis_name, g.origin[axis], f.box.name);
+          file.set_attribute("spacing_" + axis_name, g.spacing[axis], f.box.name);
+        }
+      }
+    }
+    file.close();
+  }
+  state_.output_times.push_back(state_.time);
+  if (rank_ == 0) {
+    std::vector<io::XdmfStep> steps;
+    for (std::size_t n = 0; n < state_.output_times.size(); ++n) {
+      std::ostringstream file;
+      file << "fields_" << std::setw(5) << std::setfill('0') << n << ".h5";
+      steps.push_back({file.str(), state_.output_times[n]});
+    }
+    std::vector<io::DatasetBox> boxes;
+    for (const auto& f : fields) boxes.push_back(f.box);
+    io::write_xdmf((fs::path(directory_) / "fields.xmf").string(), steps, boxes);
+  }
+  write_diagnostics_file();
+}
+
+std::string Run::write_checkpoint() {
+  timing::ScopedTimer timer("checkpoint");
+  return checkpoints_.write({kind_, deck_.resolved_text(), state_.time, state_.step}, solver_->state(),
+                            [this](io::H5File& file) {
+                              state_.history.write(file, "diagnostics");
+                              file.write_series("run/output_times", state_.output_times);
+                            });
+}
+
+void Run::start_fresh() {
+  record_diagnostics();
+  write_output();
+}
+
+void Run::restart_from(const std::string& which) {
+  const std::string path = checkpoints_.resolve(which);
+  io::H5File file = io::H5File::open_read(path, comm_);
+  const io::FileStamp stamp = io::read_stamp(file);
+  if (stamp.solver != kind_)
+    throw RestartError(path + ": a checkpoint of solver '" + stamp.solver + "', but the deck runs '" + kind_ + "'");
+  const io::Deck saved = io::Deck::from_text(stamp.deck, path + " (its stored deck)", schema_);
+  const auto conflicts = deck_.restart_conflicts(saved);
+  if (!conflicts.empty()) {
+    std::string msg = options_.deck_path + ": cannot continue " + path + ", the deck changed keys a restart must keep:";
+    for (const auto& c : conflicts) msg += "\n  " + c;
+    throw RestartError(msg);
+  }
+  std::vector<io::HostDataset> state;
+  for (const auto& box : solver_->state_layout()) state.push_back({box, {}});
+  io::read_checkpoint_state(file, state, comm_);
+  solver_->restore(state);
+  state_.time = stamp.time;
+  state_.step = stamp.step;
+  state_.history = io::TimeSeries::read(file, "diagnostics");
+  state_.output_times = file.read_series("run/output_times");
+  if (rank_ == 0) std::cout << "restarting from " << path << " at step " << stamp.step << ", time " << stamp.time << "\n";
+}
+
+void Run::print_progress(double dt, double step_seconds) const {
+  if (rank_ != 0) return;
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+  std::ostringstream line;
+  line << "step " << std::setw(7) << state_.step << "  t = " << std::scientific << std::setprecision(6) << state_.time
+       << "  dt = " << std::setprecision(3) << dt;
+  for (const auto& p : solver_->progress(dt)) line << "  " << p.name << " = " << std::fixed << std::setprecision(3) << p.value;
+  const double advanced = state_.time - start_time_;
+  const double rate = advanced > 0 ? elapsed / advanced : 0;  // wall seconds per unit of simulated time
+  line << "  wall/step = " << std::scientific << std::setprecision(3) << step_seconds << " s"
+       << "  ETA " << clock_text((end_time_ - state_.time) * rate);
+  std::cout << line.str() << std::endl;
+}
+
+void Run::print_summary(long steps, double run_seconds, const std::string& checkpoint) const {
+  if (rank_ != 0) return;
+  const auto& phases = timing::phase_seconds();
+  const auto seconds_of = [&phases](const std::string& phase) {
+    const auto it = phases.find(phase);
+    return it == phases.end() ? 0.0 : it->second;
+  };
+  const double stepping = seconds_of("step"), halo = seconds_of("halo exchange");
+  int ranks = 1;
+  MPI_Comm_size(comm_, &ranks);
+  std::ostringstream out;
+  out << "\nrun summary\n"
+      << "  layout        " << solver_->layout() << "\n"
+      << "  steps         " << steps << " this run, " << state_.step << " in total; final time " << state_.time << "\n"
+      << "  wall time     " << std::fixed << std::setprecision(3) << run_seconds << " s, " << std::setprecision(6)
+      << run_seconds * ranks / 3600.0 << " core-hours\n";
+  out << "  phase                seconds   share\n";
+  const std::vector<std::pair<std::string, double>> rows{{"compute", stepping - halo},
+                                                         {"halo exchange", halo},
+                                                         {"diagnostics", seconds_of("diagnostics")},
+                                                         {"output", seconds_of("output")},
+                                                         {"checkpoint", seconds_of("checkpoint")}};
+  for (const auto& [name, seconds] : rows)
+    out << "  " << std::left << std::setw(18) << name << std::right << std::setw(10) << std::setprecision(3) << seconds
+        << std::setw(7) << std::setprecision(1) << 100.0 * seconds / std::max(run_seconds, 1e-12) << "%\n";
+  if (stepping > 0 && steps > 0) {
+    const double rate = solver_->work_per_step() * steps / stepping;
+    out << "  throughput    " << std::scientific << std::setprecision(3) << rate << " " << solver_->work_unit()
+        << "/s (" << rate / ranks << " per rank)\n";
+  }
+  out << "  restart from  " << (checkpoint.empty() ? "(no checkpoint written)" : checkpoint) << "\n";
+  std::cout << out.str() << std::flush;
+}
+
+int Run::execute() {
+  if (rank_ == 0) fs::create_directories(directory_);
+  MPI_Barrier(comm_);
+  if (options_.restart.empty())
+    start_fresh();
+  else
+    restart_from(options_.restart);
+  const long progress_every = deck_.integer("run", "progress_every");
+  const long diagnostics_every = deck_.integer("run", "diagnostics_every");
+  const long checkpoint_steps = deck_.integer("run", "checkpoint_every_steps");
+  const double checkpoint_seconds = 60.0 * deck_.real("run", "checkpoint_every_minutes");
+  auto last_checkpoint = Clock::now();
+  start_time_ = state_.time;
+  std::string checkpoint;
+  long checkpoint_step = -1;
+  long steps = 0;
+  int stop = 0;
+  while (!at_end() && !stop) {
+    const double target = next_output_time();
+    double dt = solver_->stable_dt(state_.time);
+    // Shorten the step that would reach (or nearly reach) an output time so it lands exactly on it.
+    const bool lands = state_.time + dt * (1 + 1e-10) >= target;
+    if (lands) dt = target - state_.time;
+    const auto step_start = Clock::now();
+    {
+      timing::ScopedTimer timer("step");
+      solver_->step(state_.time, dt);
+      Kokkos::fence();
+    }
+    const double step_seconds = std::chrono::duration<double>(Clock::now() - step_start).count();
+    state_.time = lands ? target : state_.time + dt;
+    ++state_.step;
+    ++steps;
+    const bool output_now = lands && (output_interval_ > 0 || state_.time >= end_time_);
+    if (state_.step % diagnostics_every == 0 || output_now || at_end()) record_diagnostics();
+    if (output_now) write_output();
+    if (state_.step % progress_every == 0 || at_end()) print_progress(dt, step_seconds);
+    // Stop and wall-clock requests are agreed on by all ranks, so every rank checkpoints together.
+    int flags[2] = {stop_requested() ? 1 : 0,
+                    checkpoint_seconds > 0 && Clock::now() - last_checkpoint >= std::chrono::duration<double>(checkpoint_seconds)};
+    MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, comm_);
+    stop = flags[0];
+    if (stop || flags[1] || (checkpoint_steps > 0 && state_.step % checkpoint_steps == 0)) {
+      checkpoint = write_checkpoint();
+      checkpoint_step = state_.step;
+      last_checkpoint = Clock::now();
+    }
+  }
+  if (!stop && state_.output_times.back() != state_.time) write_output();
+  if (checkpoint_step != state_.step) checkpoint = write_checkpoint();
+  const double run_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+  write_diagnostics_file(solver_->layout());
+  print_summary(steps, run_seconds, checkpoint);
+  if (stop && rank_ == 0)
+    std::cout << "stopped by signal after writing " << checkpoint << "; continue with --restart latest" << std::endl;
+  return stop ? preempted : success;
+}
+
+}  // namespace
+
+io::Schema schema_for(const solvers::SolverEntry& solver) {
+  io::Schema schema;
+  std::vector<std::string> kinds;
+  for (const auto& e : solvers::registry()) kinds.push_back(e.kind);
+  schema.add({"solver", "kind", io::KeyType::string, std::nullopt, "", "which solver runs this deck", kinds});
+  declare_run_keys(schema);
+  solver.declare_keys(schema);
+  return schema;
+}
+
+int run(const RunOptions& options, MPI_Comm comm) {
+  Run run(options, comm);
+  return run.execute();
+}
+
+}  // namespace meridian::app

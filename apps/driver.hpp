@@ -1,0 +1,33 @@
+#pragma once
+// The run loop: time stepping, output at fixed simulated times, diagnostics, checkpoints and
+// the end-of-run summary. Knows solvers only through solvers::Solver.
+#include <mpi.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/deck.hpp"
+#include "solvers/registry.hpp"
+
+namespace meridian::app {
+
+struct RunOptions {
+  std::string deck_path;
+  std::vector<io::Override> overrides;
+  std::string restart;     // empty, "latest" or a checkpoint path
+  std::string output_dir;  // overrides run.output_dir when set
+};
+
+class RestartError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The full schema for a deck: [solver], [run] and the keys of the solver the deck names.
+io::Schema schema_for(const solvers::SolverEntry& solver);
+
+// Runs a deck to its end; returns an ExitCode. Throws io::DeckError, RestartError or others.
+int run(const RunOptions& options, MPI_Comm comm);
+
+}  // namespace meridian::app

@@ -1,0 +1,163 @@
+// meridian: the command line. Starts MPI and Kokkos, dispatches run / check / info, and turns
+// every error into a message and a documented exit code without leaving a rank hanging.
+#include <Kokkos_Core.hpp>
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "apps/driver.hpp"
+#include "apps/exit_codes.hpp"
+#include "apps/signals.hpp"
+#include "build_info.hpp"
+#include "io/hdf5_file.hpp"
+
+namespace app = meridian::app;
+namespace io = meridian::io;
+
+namespace {
+
+const char* usage =
+    "usage:\n"
+    "  meridian run DECK [--set section.key=value]... [--restart latest|PATH] [--output DIR]\n"
+    "  meridian check DECK [--set section.key=value]...   validate and print the resolved deck\n"
+    "  meridian check --describe KIND                    every deck key of a solver, as a Markdown table\n"
+    "  meridian info                                     the build: Kokkos, MPI, HDF5, CUDA\n"
+    "  meridian --help\n"
+    "exit codes: 0 done, 1 failed while running, 2 bad command line or deck, 3 cannot restart,\n"
+    "            75 stopped by SIGTERM/SIGUSR1 after a checkpoint (continue with --restart latest)\n";
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Command {
+  std::string verb;
+  app::RunOptions options;
+  bool describe = false;
+};
+
+Command parse(int argc, char** argv) {
+  Command command;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) throw UsageError("no command given");
+  command.verb = args[0];
+  if (command.verb == "--help" || command.verb == "-h" || command.verb == "help") {
+    command.verb = "help";
+    return command;
+  }
+  if (command.verb != "run" && command.verb != "check" && command.verb != "info")
+    throw UsageError("unknown command '" + command.verb + "'");
+  for (std::size_t n = 1; n < args.size(); ++n) {
+    const std::string& a = args[n];
+    const auto value = [&]() -> const std::string& {
+      if (n + 1 >= args.size()) throw UsageError(a + " needs a value");
+      return args[++n];
+    };
+    if (a == "--set")
+      command.options.overrides.push_back(io::Override::parse(value()));
+    else if (a == "--restart" && command.verb == "run")
+      command.options.restart = value();
+    else if (a == "--output" && command.verb == "run")
+      command.options.output_dir = value();
+    else if (a == "--describe" && command.verb == "check")
+      command.describe = true;
+    else if (!a.empty() && a[0] != '-' && command.options.deck_path.empty())
+      command.options.deck_path = a;
+    else
+      throw UsageError("unexpected argument '" + a + "'");
+  }
+  if (command.verb != "info" && command.options.deck_path.empty())
+    throw UsageError(command.verb + " needs a " + (command.describe ? "solver kind" : "deck file"));
+  return command;
+}
+
+void print_info() {
+  char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(mpi_version, &length);
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  std::cout << "Meridian " << meridian::build::version << " (" << meridian::build::git_hash << "), "
+            << meridian::build::description << "\n"
+            << "Kokkos   " << KOKKOS_VERSION / 10000 << "." << KOKKOS_VERSION / 100 % 100 << "." << KOKKOS_VERSION % 100
+            << ", default execution space " << Kokkos::DefaultExecutionSpace::name() << "\n"
+            << "MPI      " << std::string(mpi_version, length).substr(0, std::string(mpi_version, length).find('\n'))
+            << "\n"
+            << "HDF5     " << major << "." << minor << "." << release << " (parallel)\n"
+#ifdef KOKKOS_ENABLE_CUDA
+            << "CUDA     Kokkos CUDA backend enabled\n"
+#else
+            << "CUDA     Kokkos CUDA backend not enabled\n"
+#endif
+            << "cuFFT    not built in\ncuSPARSE not built in\n";
+}
+
+int check(const Command& command) {
+  if (command.describe) {
+    const io::Schema schema = app::schema_for(meridian::solvers::find_solver(command.options.deck_path, "--describe"));
+    schema.describe(std::cout);
+    return app::success;
+  }
+  const std::string kind = io::Deck::peek_solver_kind(command.options.deck_path);
+  const io::Schema schema = app::schema_for(meridian::solvers::find_solver(kind, command.options.deck_path));
+  const io::Deck deck = io::Deck::load(command.options.deck_path, schema, command.options.overrides);
+  std::cout << "# " << command.options.deck_path << ": valid; resolved deck with every default:\n"
+            << deck.resolved_text();
+  return app::success;
+}
+
+int dispatch(const Command& command) {
+  if (command.verb == "help") return std::cout << usage, app::success;
+  if (command.verb == "info") return print_info(), app::success;
+  if (command.verb == "check") return check(command);
+  return app::run(command.options, MPI_COMM_WORLD);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  app::install_stop_handlers();
+  int code = app::success;
+  bool abort_job = false;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    try {
+      const Command command = parse(argc, argv);
+      if (rank != 0 && command.verb != "run") {
+        // check, info and help are answered by rank 0 alone.
+      } else {
+        code = dispatch(command);
+      }
+    } catch (const UsageError& e) {
+      if (rank == 0) std::cerr << "meridian: " << e.what() << "\n" << usage;
+      code = app::input_error;
+    } catch (const io::DeckError& e) {
+      // Decks are read and checked identically on every rank, so every rank is here: rank 0 reports.
+      if (rank == 0) std::cerr << "meridian: deck error: " << e.what() << std::endl;
+      code = app::input_error;
+    } catch (const app::RestartError& e) {
+      if (rank == 0) std::cerr << "meridian: cannot restart: " << e.what() << std::endl;
+      code = app::restart_error;
+    } catch (const io::FileError& e) {
+      std::cerr << "meridian: rank " << rank << ": file error: " << e.what() << std::endl;
+      code = app::runtime_failure;
+      abort_job = size > 1;
+    } catch (const std::exception& e) {
+      std::cerr << "meridian: rank " << rank << ": error: " << e.what() << std::endl;
+      code = app::runtime_failure;
+      abort_job = size > 1;
+    }
+  }
+  // An error on one rank may leave the others waiting in a collective: end the whole job now.
+  if (abort_job) MPI_Abort(MPI_COMM_WORLD, code);
+  MPI_Finalize();
+  return code;
+}

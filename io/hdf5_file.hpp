@@ -1,0 +1,60 @@
+#pragma once
+// Parallel HDF5 files of global datasets: every call here is collective over the communicator.
+// Each rank writes or reads its own hyperslab, so a file written on N ranks reads back on M.
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/dataset.hpp"
+
+namespace meridian::io {
+
+class FileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class H5File {
+ public:
+  static H5File create(const std::string& path, MPI_Comm comm);
+  static H5File open_read(const std::string& path, MPI_Comm comm);
+  ~H5File();
+  H5File(H5File&& other) noexcept;
+  H5File& operator=(H5File&&) = delete;
+  H5File(const H5File&) = delete;
+
+  void write(const HostDataset& dataset);
+  // Reads the box of `into.box` from the dataset of that name; the global extents must match.
+  void read(HostDataset& into);
+  bool has_dataset(const std::string& name) const;
+  std::vector<unsigned long long> extents(const std::string& name) const;
+
+  // A 1-D series held whole on every rank (diagnostics); only rank 0's copy is written.
+  void write_series(const std::string& name, const std::vector<double>& values);
+  std::vector<double> read_series(const std::string& name);
+
+  // Attributes on the file's root group (object "/") or on a dataset.
+  void set_attribute(const std::string& name, double value, const std::string& object = "/");
+  void set_attribute(const std::string& name, long value, const std::string& object = "/");
+  void set_attribute(const std::string& name, const std::string& value, const std::string& object = "/");
+  bool has_attribute(const std::string& name, const std::string& object = "/") const;
+  double real_attribute(const std::string& name, const std::string& object = "/") const;
+  long integer_attribute(const std::string& name, const std::string& object = "/") const;
+  std::string string_attribute(const std::string& name, const std::string& object = "/") const;
+
+  void flush();
+  void close();
+  const std::string& path() const { return path_; }
+
+ private:
+  H5File(hid_t file, std::string path, MPI_Comm comm) : file_(file), path_(std::move(path)), comm_(comm) {}
+  hid_t file_ = -1;
+  std::string path_;
+  MPI_Comm comm_;
+  int rank_() const;
+};
+
+}  // namespace meridian::io

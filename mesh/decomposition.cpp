@@ -1,0 +1,75 @@
+#include "mesh/decomposition.hpp"
+
+#include <sstream>
+
+namespace meridian::mesh {
+
+long block_size(long n, int parts, int index) { return n / parts + (index < n % parts ? 1 : 0); }
+
+long block_offset(long n, int parts, int index) {
+  const long base = n / parts, extra = n % parts;
+  return index * base + (index < extra ? index : extra);
+}
+
+namespace {
+const char* axis_name(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+
+void check_spec(const GridSpec& spec, int ranks) {
+  if (spec.dimensions != 2 && spec.dimensions != 3)
+    throw DecompositionError("grid dimensions must be 2 or 3");
+  if (spec.dimensions == 2 && (spec.cells[2] != 1 || (spec.process_grid[2] != 0 && spec.process_grid[2] != 1)))
+    throw DecompositionError("a 2-D grid has one cell and one process along z");
+  int fixed = 1;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (spec.cells[axis] < 1) throw DecompositionError(std::string("cells along ") + axis_name(axis) + " must be >= 1");
+    if (spec.process_grid[axis] < 0) throw DecompositionError("process grid entries must be >= 0");
+    if (spec.process_grid[axis] > 0) fixed *= spec.process_grid[axis];
+  }
+  if (ranks % fixed != 0) {
+    std::ostringstream msg;
+    msg << "the process grid fixed in the deck (" << spec.process_grid[0] << " x " << spec.process_grid[1] << " x "
+        << spec.process_grid[2] << ") does not divide the " << ranks << " ranks of this run";
+    throw DecompositionError(msg.str());
+  }
+}
+}  // namespace
+
+Decomposition::Decomposition(MPI_Comm parent, const GridSpec& spec) : spec_(spec) {
+  int ranks = 1;
+  MPI_Comm_size(parent, &ranks);
+  check_spec(spec_, ranks);
+  dims_ = spec_.process_grid;
+  if (spec_.dimensions == 2) dims_[2] = 1;
+  MPI_Dims_create(ranks, 3, dims_.data());
+  for (int axis = 0; axis < 3; ++axis) {
+    const int halo_here = halo(axis);
+    const long smallest = spec_.cells[axis] / dims_[axis];
+    if (smallest < 1 || smallest < halo_here) {
+      std::ostringstream msg;
+      msg << "the grid cannot be decomposed: " << spec_.cells[axis] << " cells along " << axis_name(axis) << " over "
+          << dims_[axis] << " ranks leaves " << smallest << " cells on some rank, fewer than the halo width "
+          << halo_here << " (use fewer ranks, a larger grid, or fix mesh.process_grid)";
+      throw DecompositionError(msg.str());
+    }
+  }
+  std::array<int, 3> periods{};
+  for (int axis = 0; axis < 3; ++axis) periods[axis] = periodic(axis) ? 1 : 0;
+  // Rank order is kept (reorder = 0) so that output is independent of the MPI implementation's placement.
+  MPI_Cart_create(parent, 3, dims_.data(), periods.data(), 0, &cart_);
+  MPI_Comm_rank(cart_, &rank_);
+  MPI_Comm_size(cart_, &size_);
+  MPI_Cart_coords(cart_, rank_, 3, coords_.data());
+  for (int axis = 0; axis < 3; ++axis) {
+    MPI_Cart_shift(cart_, axis, 1, &lower_[axis], &upper_[axis]);
+    local_cells_[axis] = block_size(spec_.cells[axis], dims_[axis], coords_[axis]);
+    offset_[axis] = block_offset(spec_.cells[axis], dims_[axis], coords_[axis]);
+  }
+}
+
+Decomposition::~Decomposition() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (cart_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&cart_);
+}
+
+}  // namespace meridian::mesh

@@ -1,0 +1,478 @@
+#include "solvers/advection/advection_solver.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "mesh/reductions.hpp"
+#include "solvers/common/grid_config.hpp"
+
+namespace meridian::advection {
+
+using mesh::Field;
+using Team = Kokkos::TeamPolicy<>::member_type;
+
+namespace {
+
+// Interior index ranges of the local block, in halo-inclusive indices.
+struct Block {
+  int nx, ny, nz, hx, hy, hz, components;
+  bool three_d;
+};
+
+Block block_of(const mesh::Decomposition& d, int components) {
+  return Block{static_cast<int>(d.local_cells(0)), static_cast<int>(d.local_cells(1)),
+               static_cast<int>(d.local_cells(2)), d.halo(0), d.halo(1), d.halo(2), components, d.dimensions() == 3};
+}
+
+Kokkos::MDRangePolicy<Kokkos::Rank<4>> interior_policy(const Block& b, int components, std::array<int, 3> extra = {}) {
+  return Kokkos::MDRangePolicy<Kokkos::Rank<4>>(
+      {0, b.hz, b.hy, b.hx}, {components, b.hz + b.nz + extra[2], b.hy + b.ny + extra[1], b.hx + b.nx + extra[0]});
+}
+
+// The sum over the axes of a cell's flux differences, written once for any per-face flux.
+template <class FaceFluxOf>
+KOKKOS_INLINE_FUNCTION double flux_divergence(const FaceFluxOf& flux_of, bool three_d, int k, int j, int i) {
+  double divergence = flux_of(0, k, j, i + 1) - flux_of(0, k, j, i) + flux_of(1, k, j + 1, i) - flux_of(1, k, j, i);
+  if (three_d) divergence += flux_of(2, k + 1, j, i) - flux_of(2, k, j, i);
+  return divergence;
+}
+
+KOKKOS_INLINE_FUNCTION void axis_offsets(int axis, int& dk, int& dj, int& di) {
+  dk = axis == 2, dj = axis == 1, di = axis == 0;
+}
+
+double cell_volume(const std::array<double, 3>& h) { return h[0] * h[1] * h[2]; }
+
+WindKind wind_kind(const std::string& name) {
+  return name == "uniform" ? WindKind::uniform : name == "rotation" ? WindKind::rotation : WindKind::deformation;
+}
+
+ShapeKind shape_kind(const std::string& name) {
+  if (name == "gaussian") return ShapeKind::gaussian;
+  if (name == "cosine_bell") return ShapeKind::cosine_bell;
+  if (name == "slotted_disk") return ShapeKind::slotted_disk;
+  if (name == "sine_wave") return ShapeKind::sine_wave;
+  return ShapeKind::constant;
+}
+
+}  // namespace
+
+void declare_keys(io::Schema& schema) {
+  using io::KeyType;
+  solvers::declare_mesh_keys(schema);
+  const std::string section = "advection";
+  schema.add({section, "wind", KeyType::string, std::string("rotation"), "",
+              "prescribed wind: uniform (periodic crossing), rotation (solid body about the centre, period 1), "
+              "deformation (LeVeque 1996 swirl, reverses at period/2)",
+              {"uniform", "rotation", "deformation"}});
+  schema.add({section, "uniform_u", KeyType::real, 1.0, "length/time", "x velocity of the uniform wind", {}, -1e3, 1e3});
+  schema.add({section, "uniform_v", KeyType::real, 0.0, "length/time", "y velocity of the uniform wind", {}, -1e3, 1e3});
+  schema.add({section, "uniform_w", KeyType::real, 0.0, "length/time", "z velocity of the uniform wind", {}, -1e3, 1e3});
+  schema.add({section, "period", KeyType::real, 1.5, "time", "period T of the deformational flow", {}, 0, 1e6, true});
+  schema.add({section, "tracers", KeyType::string_list, std::vector<std::string>{"cosine_bell"}, "",
+              "initial shape of each tracer (one tracer per entry, named after its shape)",
+              {"gaussian", "cosine_bell", "slotted_disk", "sine_wave", "constant"}});
+  schema.add({section, "center_x", KeyType::real, 0.5, "length", "x of the shape centre", {}, 0, 1});
+  schema.add({section, "center_y", KeyType::real, 0.75, "length", "y of the shape centre", {}, 0, 1});
+  schema.add({section, "center_z", KeyType::real, 0.5, "length", "z of the shape centre (3-D)", {}, 0, 1});
+  schema.add({section, "radius", KeyType::real, 0.15, "length",
+              "radius of the bell and disk; the Gaussian's e-folding width is radius/2", {}, 0, 0.5, true});
+  schema.add({section, "courant", KeyType::real, 0.8, "1",
+              "Courant number: dt = courant / max over cells of sum over axes |u|/h (RK3 with 5th-order "
+              "upwinding is stable to about 1.4 in 1-D)",
+              {}, 0, 2, true});
+  schema.add({section, "limiter", KeyType::string, std::string("none"), "",
+              "none, or fct: Zalesak flux-corrected transport on the last RK stage (bounds from the old step)",
+              {"none", "fct"}});
+}
+
+std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
+  Settings s;
+  s.wind.kind = wind_kind(deck.string("advection", "wind"));
+  s.wind.u = deck.real("advection", "uniform_u");
+  s.wind.v = deck.real("advection", "uniform_v");
+  s.wind.w = deck.real("advection", "uniform_w");
+  s.wind.period = deck.real("advection", "period");
+  s.courant = deck.real("advection", "courant");
+  s.limiter = deck.string("advection", "limiter") == "fct";
+  const mesh::GridSpec grid = solvers::grid_spec(deck, AdvectionSolver::halo_width);
+  for (const auto& name : deck.strings("advection", "tracers")) {
+    for (const auto& t : s.tracers)
+      if (t.name == name) deck.fail("advection", "tracers", "each shape may appear once (it names the tracer)");
+    Shape shape;
+    shape.kind = shape_kind(name);
+    shape.cx = deck.real("advection", "center_x");
+    shape.cy = deck.real("advection", "center_y");
+    shape.cz = deck.real("advection", "center_z");
+    shape.radius = deck.real("advection", "radius");
+    shape.dimensions = grid.dimensions;
+    s.tracers.push_back({name, shape});
+  }
+  try {
+    return std::make_unique<AdvectionSolver>(grid, s, comm);
+  } catch (const mesh::DecompositionError& e) {
+    deck.fail("mesh", "nx", e.what());
+  }
+}
+
+AdvectionSolver::AdvectionSolver(const mesh::GridSpec& grid, Settings settings, MPI_Comm comm)
+    : settings_(std::move(settings)),
+      decomp_(comm, grid),
+      exchange_(decomp_, 2 * static_cast<int>(settings_.tracers.size())),
+      components_(static_cast<int>(settings_.tracers.size())) {
+  for (int axis = 0; axis < 3; ++axis) spacing_[axis] = 1.0 / static_cast<double>(grid.cells[axis]);
+  cell_volume_ = cell_volume(spacing_);
+  for (int axis = 0; axis < 3; ++axis) {
+    const int h = decomp_.halo(axis);
+    const int n = static_cast<int>(decomp_.local_cells(axis));
+    if (!decomp_.periodic(axis)) {
+      if (decomp_.at_lower_boundary(axis)) open_faces_.lower[axis] = h;
+      if (decomp_.at_upper_boundary(axis)) open_faces_.upper[axis] = h + n;
+    }
+  }
+  q_ = mesh::make_field(decomp_, components_, "advection::q");
+  stage_a_ = mesh::make_field(decomp_, components_, "advection::stage_a");
+  stage_b_ = mesh::make_field(decomp_, components_, "advection::stage_b");
+  exact_ = mesh::make_field(decomp_, components_, "advection::exact");
+  if (settings_.limiter) {
+    low_order_ = mesh::make_field(decomp_, components_, "advection::low_order");
+    limiter_ratio_ = mesh::make_field(decomp_, 2 * components_, "advection::limiter_ratio");
+    for (auto& a : antidiffusive_) a = mesh::make_field(decomp_, components_, "advection::antidiffusive");
+  }
+  compute_face_fluxes();
+  compute_max_courant_rate();
+  fill_cell_averages(q_, 0.0);
+}
+
+void AdvectionSolver::compute_face_fluxes() {
+  const Block b = block_of(decomp_, components_);
+  const Wind wind = settings_.wind;
+  const double dx = spacing_[0], dy = spacing_[1], dz = spacing_[2];
+  // Global index of the local halo-inclusive index 0 along each axis.
+  const long ox = decomp_.offset(0) - b.hx, oy = decomp_.offset(1) - b.hy, oz = decomp_.offset(2) - b.hz;
+  for (int axis = 0; axis < 3; ++axis) {
+    // One more face than cells along each axis: a 2-D grid has no z halo to hold the top face.
+    face_flux_[axis] = FaceFlux("advection::face_flux", q_.extent(1) + 1, q_.extent(2) + 1, q_.extent(3) + 1);
+    auto flux = face_flux_[axis];
+    Kokkos::parallel_for(
+        "advection::face_fluxes",
+        Kokkos::MDRangePolicy<Kokkos::Rank<3>>({b.hz, b.hy, b.hx}, {b.hz + b.nz + 1, b.hy + b.ny + 1, b.hx + b.nx + 1}),
+        KOKKOS_LAMBDA(const int k, const int j, const int i) {
+          // Node coordinates are whole multiples of the spacing, so an edge shared by two faces
+          // gets the same bits in both and its contributions cancel exactly in the divergence.
+          const double x0 = (ox + i) * dx, x1 = (ox + i + 1) * dx, xc = (ox + i + 0.5) * dx;
+          const double y0 = (oy + j) * dy, y1 = (oy + j + 1) * dy, yc = (oy + j + 0.5) * dy;
+          const double z0 = (oz + k) * dz, z1 = (oz + k + 1) * dz, zc = (oz + k + 0.5) * dz;
+          double phi = 0;
+          if (axis == 0)
+            phi = dz * (wind.potential(2, x0, y1, zc) - wind.potential(2, x0, y0, zc)) -
+                  dy * (wind.potential(1, x0, yc, z1) - wind.potential(1, x0, yc, z0));
+          else if (axis == 1)
+            phi = dx * (wind.potential(0, xc, y0, z1) - wind.potential(0, xc, y0, z0)) -
+                  dz * (wind.potential(2, x1, y0, zc) - wind.potential(2, x0, y0, zc));
+          else
+            phi = dy * (wind.potential(1, x1, yc, z0) - wind.potential(1, x0, yc, z0)) -
+                  dx * (wind.potential(0, xc, y1, z0) - wind.potential(0, xc, y0, z0));
+          flux(k, j, i) = phi;
+        });
+  }
+}
+
+void AdvectionSolver::compute_max_courant_rate() {
+  const Block b = block_of(decomp_, components_);
+  const auto fx = face_flux_[0], fy = face_flux_[1], fz = face_flux_[2];
+  const double inverse_volume = 1.0 / cell_volume_;
+  double local = 0;
+  Kokkos::parallel_reduce(
+      "advection::courant_rate",
+      Kokkos::MDRangePolicy<Kokkos::Rank<3>>({b.hz, b.hy, b.hx}, {b.hz + b.nz, b.hy + b.ny, b.hx + b.nx}),
+      KOKKOS_LAMBDA(const int k, const int j, const int i, double& rate) {
+        double r = max_of(km::fabs(fx(k, j, i)), km::fabs(fx(k, j, i + 1))) +
+                   max_of(km::fabs(fy(k, j, i)), km::fabs(fy(k, j + 1, i)));
+        if (b.three_d) r += max_of(km::fabs(fz(k, j, i)), km::fabs(fz(k + 1, j, i)));
+        rate = max_of(rate, r * inverse_volume);
+      },
+      Kokkos::Max<double>(local));
+  max_courant_rate_ = mesh::global_max(local, decomp_.comm());
+}
+
+void AdvectionSolver::fill_cell_averages(const Field& target, double time) const {
+  const Block b = block_of(decomp_, components_);
+  Kokkos::View<Shape*> shapes("advection::shapes", components_);
+  auto shapes_host = Kokkos::create_mirror_view(shapes);
+  for (int c = 0; c < components_; ++c) shapes_host(c) = settings_.tracers[c].shape;
+  Kokkos::deep_copy(shapes, shapes_host);
+  const Wind wind = settings_.wind;
+  const double dx = spacing_[0], dy = spacing_[1], dz = spacing_[2];
+  const long ox = decomp_.offset(0) - b.hx, oy = decomp_.offset(1) - b.hy, oz = decomp_.offset(2) - b.hz;
+  const int z_points = b.three_d ? GaussRule::points : 1;
+  Kokkos::parallel_for(
+      "advection::cell_averages", interior_policy(b, components_),
+      KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
+        double sum = 0;
+        for (int pz = 0; pz < z_points; ++pz)
+          for (int py = 0; py < GaussRule::points; ++py)
+            for (int px = 0; px < GaussRule::points; ++px) {
+              double x = (ox + i + 0.5 + GaussRule::node(px)) * dx;
+              double y = (oy + j + 0.5 + GaussRule::node(py)) * dy;
+              double z = (oz + k + 0.5 + (z_points > 1 ? GaussRule::node(pz) : 0.0)) * dz;
+              wind.departure(time, x, y, z);
+              const double wz = z_points > 1 ? GaussRule::weight(pz) : 1.0;
+              sum += wz * GaussRule::weight(py) * GaussRule::weight(px) * shapes(c)(x, y, z);
+            }
+        target(c, k, j, i) = sum;
+      });
+}
+
+double AdvectionSolver::stable_dt(double) { return settings_.courant / max_courant_rate_; }
+
+void AdvectionSolver::rk_stage(const Field& out, const Field& in, double coefficient, double g) {
+  const Block b = block_of(decomp_, components_);
+  const Field base = q_;
+  const auto fx = face_flux_[0], fy = face_flux_[1], fz = face_flux_[2];
+  const OpenFaces open = open_faces_;
+  const double scale = coefficient / cell_volume_;
+  Kokkos::parallel_for(
+      "advection::rk_stage", Kokkos::TeamPolicy<>(b.components * b.nz * b.ny, Kokkos::AUTO),
+      KOKKOS_LAMBDA(const Team& team) {
+        const int row = team.league_rank();
+        const int c = row / (b.nz * b.ny), k = b.hz + (row / b.ny) % b.nz, j = b.hy + row % b.ny;
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, b.nx), [&](const int n) {
+          const int i = b.hx + n;
+          const auto flux_of = [&](int axis, int kk, int jj, int ii) {
+            const double phi = g * (axis == 0 ? fx(kk, jj, ii) : axis == 1 ? fy(kk, jj, ii) : fz(kk, jj, ii));
+            const int index = axis == 0 ? ii : axis == 1 ? jj : kk;
+            int dk, dj, di;
+            axis_offsets(axis, dk, dj, di);
+            return fifth_order_flux(in, c, kk, jj, ii, dk, dj, di, phi, open.is_boundary(axis, index));
+          };
+          out(c, k, j, i) = base(c, k, j, i) - scale * flux_divergence(flux_of, b.three_d, k, j, i);
+        });
+      });
+}
+
+// Zalesak (1979): a monotone low-order (upwind) update from the old state, plus the high-order
+// minus low-order fluxes scaled per face so that no cell leaves the range of its neighbours.
+void AdvectionSolver::fct_stage(const Field& out, const Field& in, double dt, double g) {
+  const Block b = block_of(decomp_, components_);
+  const Field old = q_, low = low_order_, ratio = limiter_ratio_;
+  const auto fx = face_flux_[0], fy = face_flux_[1], fz = face_flux_[2];
+  const OpenFaces open = open_faces_;
+  const double scale = dt / cell_volume_;
+  const int nc = components_;
+  const int axes = b.three_d ? 3 : 2;
+  for (int axis = 0; axis < axes; ++axis) {
+    const Field anti = antidiffusive_[axis];
+    const auto flux = face_flux_[axis];
+    std::array<int, 3> extra{};
+    extra[axis] = 1;
+    Kokkos::parallel_for(
+        "advection::fct_antidiffusive", interior_policy(b, nc, extra),
+        KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
+          int dk, dj, di;
+          axis_offsets(axis, dk, dj, di);
+          const double phi = g * flux(k, j, i);
+          const int index = axis == 0 ? i : axis == 1 ? j : k;
+          const double high = fifth_order_flux(in, c, k, j, i, dk, dj, di, phi, open.is_boundary(axis, index));
+          anti(c, k, j, i) = scale * (high - first_order_flux(old, c, k, j, i, dk, dj, di, phi));
+        });
+  }
+  Kokkos::parallel_for(
+      "advection::fct_low_order", interior_policy(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
+        const auto flux_of = [&](int axis, int kk, int jj, int ii) {
+          int dk, dj, di;
+          axis_offsets(axis, dk, dj, di);
+          const double phi = g * (axis == 0 ? fx(kk, jj, ii) : axis == 1 ? fy(kk, jj, ii) : fz(kk, jj, ii));
+          return first_order_flux(old, c, kk, jj, ii, dk, dj, di, phi);
+        };
+        low(c, k, j, i) = old(c, k, j, i) - scale * flux_divergence(flux_of, b.three_d, k, j, i);
+      });
+  exchange_.exchange(low);
+  const Field ax = antidiffusive_[0], ay = antidiffusive_[1], az = antidiffusive_[2];
+  Kokkos::parallel_for(
+      "advection::fct_ratios", interior_policy(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
+        double upper = max_of(old(c, k, j, i), low(c, k, j, i)), lower = min_of(old(c, k, j, i), low(c, k, j, i));
+        double into = 0, out_of = 0;
+        for (int axis = 0; axis < axes; ++axis) {
+          int dk, dj, di;
+          axis_offsets(axis, dk, dj, di);
+          const Field& anti = axis == 0 ? ax : axis == 1 ? ay : az;
+          for (int side = -1; side <= 1; side += 2) {
+            const int kk = k + side * dk, jj = j + side * dj, ii = i + side * di;
+            upper = max_of(upper, max_of(old(c, kk, jj, ii), low(c, kk, jj, ii)));
+            lower = min_of(lower, min_of(old(c, kk, jj, ii), low(c, kk, jj, ii)));
+          }
+          const double below = anti(c, k, j, i), above = anti(c, k + dk, j + dj, i + di);
+          into += max_of(0.0, below) - min_of(0.0, above);
+          out_of += max_of(0.0, above) - min_of(0.0, below);
+        }
+        const double room_up = upper - low(c, k, j, i), room_down = low(c, k, j, i) - lower;
+        ratio(c, k, j, i) = into > 0 ? min_of(1.0, room_up / into) : 0.0;
+        ratio(nc + c, k, j, i) = out_of > 0 ? min_of(1.0, room_down / out_of) : 0.0;
+      });
+  exchange_.exchange(ratio);
+  Kokkos::parallel_for(
+      "advection::fct_update", interior_policy(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
+        const auto limited = [&](int axis, int kk, int jj, int ii) {
+          int dk, dj, di;
+          axis_offsets(axis, dk, dj, di);
+          const Field& anti = axis == 0 ? ax : axis == 1 ? ay : az;
+          const double a = anti(c, kk, jj, ii);
+          // A flux from the cell below into the one above must fit both's room.
+          const double limit = a >= 0 ? min_of(ratio(c, kk, jj, ii), ratio(nc + c, kk - dk, jj - dj, ii - di))
+                                      : min_of(ratio(c, kk - dk, jj - dj, ii - di), ratio(nc + c, kk, jj, ii));
+          return limit * a;
+        };
+        out(c, k, j, i) = low(c, k, j, i) - flux_divergence(limited, b.three_d, k, j, i);
+      });
+}
+
+void AdvectionSolver::step(double time, double dt) {
+  // Wicker-Skamarock RK3: each stage restarts from the old state q_.
+  const Wind& wind = settings_.wind;
+  exchange_.exchange(q_);
+  rk_stage(stage_a_, q_, dt / 3, wind.time_factor(time));
+  exchange_.exchange(stage_a_);
+  rk_stage(stage_b_, stage_a_, dt / 2, wind.time_factor(time + dt / 3));
+  exchange_.exchange(stage_b_);
+  last_g_ = wind.time_factor(time + dt / 2);
+  if (settings_.limiter)
+    fct_stage(stage_a_, stage_b_, dt, last_g_);
+  else
+    rk_stage(stage_a_, stage_b_, dt, last_g_);
+  std::swap(q_, stage_a_);
+}
+
+namespace {
+using CellPolicy = Kokkos::MDRangePolicy<Kokkos::Rank<3>>;
+
+template <class CellValue>
+double local_sum(const CellPolicy& policy, const CellValue& value) {
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "advection::sum", policy, KOKKOS_LAMBDA(const int k, const int j, const int i, double& s) { s += value(k, j, i); },
+      sum);
+  return sum;
+}
+
+template <class CellValue>
+double local_max(const CellPolicy& policy, const CellValue& value) {
+  double largest = 0;
+  Kokkos::parallel_reduce(
+      "advection::max", policy,
+      KOKKOS_LAMBDA(const int k, const int j, const int i, double& m) { m = max_of(m, value(k, j, i)); },
+      Kokkos::Max<double>(largest));
+  return largest;
+}
+}  // namespace
+
+std::vector<solvers::Scalar> AdvectionSolver::diagnostics(double time) {
+  const Block b = block_of(decomp_, components_);
+  const MPI_Comm comm = decomp_.comm();
+  const bool exact_known = settings_.wind.exact_known(time);
+  if (exact_known) fill_cell_averages(exact_, time);
+  const CellPolicy policy({b.hz, b.hy, b.hx}, {b.hz + b.nz, b.hy + b.ny, b.hx + b.nx});
+  std::vector<solvers::Scalar> out;
+  for (int c = 0; c < components_; ++c) {
+    const Field q = q_, exact = exact_;
+    const std::string& name = settings_.tracers[c].name;
+    const double mass = local_sum(policy, KOKKOS_LAMBDA(int k, int j, int i) { return q(c, k, j, i); });
+    const double high = local_max(policy, KOKKOS_LAMBDA(int k, int j, int i) { return q(c, k, j, i); });
+    const double low = -local_max(policy, KOKKOS_LAMBDA(int k, int j, int i) { return -q(c, k, j, i); });
+    out.push_back({name + "_mass", mesh::global_sum(mass, comm) * cell_volume_});
+    out.push_back({name + "_min", mesh::global_min(low, comm)});
+    out.push_back({name + "_max", mesh::global_max(high, comm)});
+    // Normalised error norms as in Williamson et al. (1992); NaN while the exact solution is unknown.
+    double l1 = std::nan(""), l2 = std::nan(""), linf = std::nan("");
+    if (exact_known) {
+      const auto error = KOKKOS_LAMBDA(int k, int j, int i) { return km::fabs(q(c, k, j, i) - exact(c, k, j, i)); };
+      const auto size = KOKKOS_LAMBDA(int k, int j, int i) { return km::fabs(exact(c, k, j, i)); };
+      const auto error2 = KOKKOS_LAMBDA(int k, int j, int i) {
+        const double d = q(c, k, j, i) - exact(c, k, j, i);
+        return d * d;
+      };
+      const auto size2 = KOKKOS_LAMBDA(int k, int j, int i) { return exact(c, k, j, i) * exact(c, k, j, i); };
+      l1 = mesh::global_sum(local_sum(policy, error), comm) / mesh::global_sum(local_sum(policy, size), comm);
+      l2 = std::sqrt(mesh::global_sum(local_sum(policy, error2), comm) /
+                     mesh::global_sum(local_sum(policy, size2), comm));
+      linf = mesh::global_max(local_max(policy, error), comm) / mesh::global_max(local_max(policy, size), comm);
+    }
+    out.push_back({name + "_l1_error", l1, false});
+    out.push_back({name + "_l2_error", l2, false});
+    out.push_back({name + "_linf_error", linf, false});
+  }
+  return out;
+}
+
+std::vector<solvers::Scalar> AdvectionSolver::progress(double dt) const {
+  return {{"courant", dt * max_courant_rate_ * std::fabs(last_g_)}};
+}
+
+double AdvectionSolver::work_per_step() const {
+  return static_cast<double>(decomp_.global_cell_count()) * components_;
+}
+
+std::string AdvectionSolver::layout() const {
+  std::ostringstream out;
+  out << decomp_.size() << " ranks as " << decomp_.process_grid(0) << " x " << decomp_.process_grid(1) << " x "
+      << decomp_.process_grid(2) << ", " << decomp_.global_cells(0) << " x " << decomp_.global_cells(1) << " x "
+      << decomp_.global_cells(2) << " cells, " << components_ << " tracer(s)";
+  return out.str();
+}
+
+io::DatasetBox AdvectionSolver::tracer_box(const Tracer& tracer) const {
+  io::DatasetBox box;
+  box.name = "fields/" + tracer.name;
+  box.units = "tracer mixing ratio";
+  const int dims = decomp_.dimensions();
+  for (int axis = dims - 1; axis >= 0; --axis) {  // C order: z, y, x
+    box.global.push_back(decomp_.global_cells(axis));
+    box.offset.push_back(decomp_.offset(axis));
+    box.count.push_back(decomp_.local_cells(axis));
+  }
+  io::Geometry g;
+  g.dimensions = dims;
+  g.spacing = spacing_;
+  box.geometry = g;
+  return box;
+}
+
+std::vector<io::DatasetBox> AdvectionSolver::state_layout() const {
+  std::vector<io::DatasetBox> boxes;
+  for (const auto& t : settings_.tracers) boxes.push_back(tracer_box(t));
+  return boxes;
+}
+
+std::vector<io::HostDataset> AdvectionSolver::stage_tracers() {
+  const Block b = block_of(decomp_, components_);
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q_);
+  std::vector<io::HostDataset> out;
+  for (int c = 0; c < components_; ++c) {
+    io::HostDataset d{tracer_box(settings_.tracers[c]), {}};
+    d.values.reserve(d.box.local_values());
+    for (int k = b.hz; k < b.hz + b.nz; ++k)
+      for (int j = b.hy; j < b.hy + b.ny; ++j)
+        for (int i = b.hx; i < b.hx + b.nx; ++i) d.values.push_back(host(c, k, j, i));
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<io::HostDataset> AdvectionSolver::output_fields() { return stage_tracers(); }
+
+std::vector<io::HostDataset> AdvectionSolver::state() { return stage_tracers(); }
+
+void AdvectionSolver::restore(const std::vector<io::HostDataset>& state) {
+  const Block b = block_of(decomp_, components_);
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q_);
+  for (int c = 0; c < components_; ++c) {
+    const auto& values = state.at(c).values;
+    std::size_t n = 0;
+    for (int k = b.hz; k < b.hz + b.nz; ++k)
+      for (int j = b.hy; j < b.hy + b.ny; ++j)
+        for (int i = b.hx; i < b.hx + b.nx; ++i) host(c, k, j, i) = values.at(n++);
+  }
+  Kokkos::deep_copy(q_, host);
+}
+
+}  // namespace meridian::advection

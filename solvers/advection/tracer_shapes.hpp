@@ -1,0 +1,54 @@
+#pragma once
+// Initial tracer distributions, evaluated pointwise in kernels; cell averages come from
+// Gauss-Legendre quadrature so that finite-volume errors are measured against averages.
+#include <Kokkos_Core.hpp>
+
+#include "solvers/common/kokkos_math.hpp"
+
+namespace meridian::advection {
+
+enum class ShapeKind { gaussian, cosine_bell, slotted_disk, sine_wave, constant };
+
+struct Shape {
+  ShapeKind kind = ShapeKind::cosine_bell;
+  double cx = 0.5, cy = 0.75, cz = 0.5;  // centre
+  double radius = 0.15;
+  int dimensions = 2;
+  // Zalesak (1979): slot 0.05 wide, reaching 0.25 up from the bottom of the disk.
+  static constexpr double slot_width = 0.05, slot_length = 0.25;
+
+  KOKKOS_INLINE_FUNCTION double operator()(double x, double y, double z) const {
+    const double dz = dimensions == 3 ? z - cz : 0.0;
+    const double r = km::sqrt((x - cx) * (x - cx) + (y - cy) * (y - cy) + dz * dz);
+    switch (kind) {
+      case ShapeKind::gaussian: {
+        // e-folding width radius/2: the hill is below 1e-4 of its peak at twice the radius.
+        const double s = 2 * r / radius;
+        return km::exp(-s * s);
+      }
+      case ShapeKind::cosine_bell: return r < radius ? 0.5 * (1 + km::cos(pi * r / radius)) : 0.0;
+      case ShapeKind::slotted_disk: {
+        const bool in_slot = km::fabs(x - cx) < 0.5 * slot_width && y < cy - radius + slot_length;
+        return r < radius && !in_slot ? 1.0 : 0.0;
+      }
+      case ShapeKind::sine_wave: {
+        const double zf = dimensions == 3 ? km::sin(2 * pi * z) : 1.0;
+        return 1.0 + 0.5 * km::sin(2 * pi * x) * km::sin(2 * pi * y) * zf;
+      }
+      case ShapeKind::constant: return 1.0;
+    }
+    return 0.0;
+  }
+};
+
+// Three-point Gauss-Legendre nodes on [-1/2, 1/2] and weights summing to one: exact for
+// polynomials of degree five, so cell averages of smooth fields carry a sixth-order error.
+struct GaussRule {
+  static constexpr int points = 3;
+  KOKKOS_INLINE_FUNCTION static double node(int n) {
+    return n == 0 ? -0.3872983346207417 : n == 1 ? 0.0 : 0.3872983346207417;
+  }
+  KOKKOS_INLINE_FUNCTION static double weight(int n) { return n == 1 ? 8.0 / 18.0 : 5.0 / 18.0; }
+};
+
+}  // namespace meridian::advection

@@ -1,0 +1,62 @@
+#pragma once
+// Prescribed winds on the unit square or cube, each the curl of a vector potential A times a
+// factor of time g(t). Face volume fluxes are circulations of A around the face edges (Stokes),
+// so every edge term enters two faces of a cell with opposite signs: the discrete divergence
+// is zero and a constant tracer stays constant to round-off.
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+
+#include "solvers/common/kokkos_math.hpp"
+
+namespace meridian::advection {
+
+enum class WindKind { uniform, rotation, deformation };
+
+struct Wind {
+  WindKind kind = WindKind::rotation;
+  double u = 1, v = 0, w = 0;  // uniform velocity, unit lengths per unit time
+  double period = 1.5;         // deformation: the flow reverses at period/2 and the tracer returns at period
+
+  static constexpr double rotation_rate = 2 * pi;  // one turn per unit time about the centre
+
+  // Vector potential component `axis` at (x, y, z).
+  KOKKOS_INLINE_FUNCTION double potential(int axis, double x, double y, double z) const {
+    switch (kind) {
+      case WindKind::uniform: return axis == 0 ? v * z : axis == 1 ? w * x : u * y;
+      case WindKind::rotation:
+        return axis == 2 ? -0.5 * rotation_rate * ((x - 0.5) * (x - 0.5) + (y - 0.5) * (y - 0.5)) : 0.0;
+      case WindKind::deformation: {
+        if (axis != 2) return 0.0;
+        const double sx = km::sin(pi * x), sy = km::sin(pi * y);
+        return sx * sx * sy * sy / pi;
+      }
+    }
+    return 0.0;
+  }
+
+  double time_factor(double t) const { return kind == WindKind::deformation ? std::cos(pi * t / period) : 1.0; }
+
+  // The exact solution is the initial field carried back along the flow: known at every time
+  // for uniform and rotating winds, and at whole periods for the deformational flow.
+  bool exact_known(double t) const {
+    if (kind != WindKind::deformation) return true;
+    const double turns = t / period;
+    return std::fabs(turns - std::round(turns)) < 1e-12 * (1 + turns);
+  }
+
+  // Moves (x, y, z) to where the fluid there at time t was at time 0 (on the periodic unit box).
+  KOKKOS_INLINE_FUNCTION void departure(double t, double& x, double& y, double& z) const {
+    if (kind == WindKind::uniform) {
+      x -= u * t, y -= v * t, z -= w * t;
+      x -= km::floor(x), y -= km::floor(y), z -= km::floor(z);
+    } else if (kind == WindKind::rotation) {
+      const double c = km::cos(rotation_rate * t), s = km::sin(rotation_rate * t);
+      const double dx = x - 0.5, dy = y - 0.5;
+      x = 0.5 + c * dx + s * dy;
+      y = 0.5 - s * dx + c * dy;
+    }
+  }
+};
+
+}  // namespace meridian::advection

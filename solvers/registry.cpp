@@ -1,0 +1,24 @@
+#include "solvers/registry.hpp"
+
+#include "solvers/advection/advection_solver.hpp"
+
+namespace meridian::solvers {
+
+const std::vector<SolverEntry>& registry() {
+  static const std::vector<SolverEntry> entries{
+      {"advection", "flux-form 5th-order upwind tracer transport with WRF RK3 and optional FCT",
+       advection::declare_keys, advection::build},
+  };
+  return entries;
+}
+
+const SolverEntry& find_solver(const std::string& kind, const std::string& deck_path) {
+  std::string known;
+  for (const auto& e : registry()) {
+    if (e.kind == kind) return e;
+    known += " " + e.kind;
+  }
+  throw io::DeckError(deck_path + ": key 'solver.kind': unknown solver '" + kind + "' (allowed: one of" + known + ")");
+}
+
+}  // namespace meridian::solvers

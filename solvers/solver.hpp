@@ -1,0 +1,53 @@
+#pragma once
+// The interface between the driver and a solver. The driver owns time, output cadence,
+// checkpoints and progress; a solver owns its physics and says what its state is as named
+// global datasets, so io/ can write and read it back on any rank count.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/dataset.hpp"
+
+namespace meridian::solvers {
+
+struct Scalar {
+  std::string name;
+  double value = 0;
+  // False for values that are NaN by design when not applicable (an error norm with no exact solution);
+  // any other non-finite diagnostic stops the run.
+  bool must_be_finite = true;
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+
+  // Largest step the method allows at `time` (collective).
+  virtual double stable_dt(double time) = 0;
+  // Advances the state from `time` to `time + dt`.
+  virtual void step(double time, double dt) = 0;
+
+  // Scalars recorded in the diagnostics time series (collective; equal on every rank).
+  virtual std::vector<Scalar> diagnostics(double time) = 0;
+  // A few numbers for the progress line, e.g. the Courant number of the last step.
+  virtual std::vector<Scalar> progress(double dt) const = 0;
+  // The solver's own end condition (e.g. a target standard error); the driver also stops at end_time.
+  virtual bool finished() const { return false; }
+
+  // Work done by one step and its unit, for the throughput report ("cell-updates", "path-steps").
+  virtual double work_per_step() const = 0;
+  virtual std::string work_unit() const = 0;
+  // The parallel layout in words, for the run summary.
+  virtual std::string layout() const = 0;
+
+  // Fields written at output times, staged to the host.
+  virtual std::vector<io::HostDataset> output_fields() = 0;
+  // Everything needed to continue bitwise, staged to the host.
+  virtual std::vector<io::HostDataset> state() = 0;
+  // The boxes this rank holds of each state dataset, to read a checkpoint into.
+  virtual std::vector<io::DatasetBox> state_layout() const = 0;
+  virtual void restore(const std::vector<io::HostDataset>& state) = 0;
+};
+
+}  // namespace meridian::solvers
