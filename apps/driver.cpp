@@ -82,6 +82,7 @@ class Run {
  private:
   void start_fresh();
   void restart_from(const std::string& which);
+  void restore_checkpoint(const std::string& path);
   void record_diagnostics();
   void write_output();
   void write_diagnostics_file(const std::string& summary_layout = "");
@@ -124,7 +125,11 @@ Run::Run(const RunOptions& options, MPI_Comm comm)
 
 double Run::next_output_time() const {
   if (output_interval_ <= 0) return end_time_;
-  return std::min(end_time_, static_cast<double>(state_.output_times.size()) * output_interval_);
+  // Output times are whole multiples of the interval, computed the same way each time, so a run
+  // that landed on one compares equal to it; extra outputs (a stop at max_steps) do not shift them.
+  long k = static_cast<long>(std::floor(state_.time / output_interval_));
+  while (static_cast<double>(k) * output_interval_ <= state_.time) ++k;
+  return std::min(end_time_, static_cast<double>(k) * output_interval_);
 }
 
 bool Run::at_end() const {
@@ -216,7 +221,15 @@ void Run::start_fresh() {
 }
 
 void Run::restart_from(const std::string& which) {
-  const std::string path = checkpoints_.resolve(which);
+  // Every rank opens the same file, so a bad checkpoint fails on all of them together.
+  try {
+    restore_checkpoint(checkpoints_.resolve(which));
+  } catch (const io::FileError& e) {
+    throw RestartError(e.what());
+  }
+}
+
+void Run::restore_checkpoint(const std::string& path) {
   io::H5File file = io::H5File::open_read(path, comm_);
   const io::FileStamp stamp = io::read_stamp(file);
   if (stamp.solver != kind_)
@@ -321,7 +334,9 @@ int Run::execute() {
     ++state_.step;
     ++steps;
     const bool output_now = lands && (output_interval_ > 0 || state_.time >= end_time_);
-    if (state_.step % diagnostics_every == 0 || output_now || at_end()) record_diagnostics();
+    // A stop at max_steps or by signal records and writes nothing extra, so a run continued from
+    // its checkpoint produces exactly the files of an uninterrupted run.
+    if (state_.step % diagnostics_every == 0 || output_now) record_diagnostics();
     if (output_now) write_output();
     if (state_.step % progress_every == 0 || at_end()) print_progress(dt, step_seconds);
     // Stop and wall-clock requests are agreed on by all ranks, so every rank checkpoints together.
@@ -335,7 +350,10 @@ int Run::execute() {
       last_checkpoint = Clock::now();
     }
   }
-  if (!stop && state_.output_times.back() != state_.time) write_output();
+  if (solver_->finished() && state_.output_times.back() != state_.time) {
+    record_diagnostics();
+    write_output();
+  }
   if (checkpoint_step != state_.step) checkpoint = write_checkpoint();
   const double run_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
   write_diagnostics_file(solver_->layout());

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Advection benchmark: how close the advection solver's time step comes to the memory bandwidth bound.
+#
+# Runs meridian on two cases, each on 1 and 2 MPI ranks, for about 16 steps with output, checkpoints and
+# diagnostics switched off (the field output at t = 0 and at the end cannot be; the throughput that meridian
+# prints excludes it, as it is measured over step time only, halo exchange included):
+#   rotation-2d  configs/advection/solid_body_rotation.toml at 2048 x 2048, 1 tracer
+#   uniform-3d   the same deck at 128 x 128 x 128, uniform wind, periodic, 1 tracer
+# and then the STREAM triad (bench/stream_triad), one copy alone and two copies at once, as the bound.
+#
+# Byte model: the least memory traffic of one step per tracer cell (a "cell-update"). Wicker-Skamarock RK3
+# has 3 stages; each reads the stage input, reads the old state q^n and writes the stage output (24 bytes),
+# and reads the wind's face volume fluxes, precomputed once per run (2 doubles per cell in 2-D, 3 in 3-D):
+#   2-D: 3 x (24 + 16) = 120 bytes per cell-update        3-D: 3 x (24 + 24) = 144 bytes per cell-update
+# The 5th-order stencil's neighbour rows are assumed to come from cache. (In stage 1 the stage input is q^n
+# itself, so a perfect cache would save 8 more bytes there: 112 and 136.) Achieved bandwidth is throughput
+# times these bytes, compared with the triad on as many cores as ranks: 1 rank against one triad copy, 2
+# ranks against the sum of two copies run at once.
+#
+# usage: bench/advection_benchmark.sh [BUILD_DIR]      (BUILD_DIR default: build/release in the repository)
+# environment: STREAM_TRIAD  stream_triad binary       (default BUILD_DIR/bench/stream_triad)
+#              MERIDIAN      meridian binary           (default BUILD_DIR/apps/meridian)
+#              MPIRUN        MPI launcher command      (default mpirun)
+#              BENCH_TIMEOUT seconds allowed per run   (default 600)
+set -euo pipefail
+
+usage() {
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'
+}
+
+repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir="$repo_root/build/release"
+case "${1:-}" in
+  -h | --help) usage; exit 0 ;;
+  -*) echo "advection_benchmark.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+  "") ;;
+  *) build_dir=$1 ;;
+esac
+if [[ $# -gt 1 ]]; then
+  echo "advection_benchmark.sh: at most one argument, the build directory" >&2
+  exit 2
+fi
+
+meridian=${MERIDIAN:-$build_dir/apps/meridian}
+stream_triad=${STREAM_TRIAD:-$build_dir/bench/stream_triad}
+read -r -a mpirun <<<"${MPIRUN:-mpirun}"
+run_timeout_seconds=${BENCH_TIMEOUT:-600}
+deck="$repo_root/configs/advection/solid_body_rotation.toml"
+
+for binary in "$meridian" "$stream_triad"; do
+  if [[ ! -x $binary ]]; then
+    echo "advection_benchmark.sh: $binary not found or not executable" >&2
+    echo "  build it: cmake --build $build_dir --target meridian stream_triad" >&2
+    exit 1
+  fi
+done
+
+work_dir=$(mktemp -d -t advection_benchmark.XXXXXX)
+trap 'rm -rf "$work_dir"' EXIT
+
+# Bytes per cell-update, by dimension (see the byte model above).
+bytes_per_update_2d=$((3 * (24 + 2 * 8)))
+bytes_per_update_3d=$((3 * (24 + 3 * 8)))
+
+quiet_run=(--set run.output_interval=0 --set run.checkpoint_every_steps=0
+  --set run.diagnostics_every=100000 --set run.progress_every=100000)
+# Rotation wind, max |u| = 2 pi 0.5 on the unit square, courant 0.8: dt = 0.8 / (2 pi 0.5 2048 2) = 6.2e-5,
+# so end_time 1e-3 is 16 steps and a shortened 17th.
+rotation_2d=(--set mesh.nx=2048 --set mesh.ny=2048 --set run.end_time=1e-3)
+# Uniform wind u = 1: dt = 0.8 / 128, so end_time 0.1 is 16 steps.
+uniform_3d=(--set mesh.dimensions=3 --set mesh.nx=128 --set mesh.ny=128 --set mesh.nz=128
+  --set advection.wind=uniform --set 'advection.tracers=["sine_wave"]'
+  --set mesh.boundary_x=periodic --set mesh.boundary_y=periodic --set run.end_time=0.1)
+
+load=$(cut -d' ' -f1 /proc/loadavg)
+if awk -v load="$load" 'BEGIN { exit !(load > 0.5) }'; then
+  echo "warning: load average $load before starting; other work on these cores will lower the numbers" >&2
+fi
+
+# --- STREAM triad: one copy, then two copies sharing one timing window ---------------------------------
+triad_value() { awk '$1 == "triad_bandwidth_GBps" { print $2 }' "$1"; }
+
+echo "stream triad: one copy" >&2
+timeout "$run_timeout_seconds" "$stream_triad" >"$work_dir/triad_1.out"
+triad_1=$(triad_value "$work_dir/triad_1.out")
+
+echo "stream triad: two copies at once" >&2
+# Both copies fill their arrays, then wait for the same wall-clock start and time only repetitions that end
+# before the same deadline, so every counted repetition ran while the other copy was also running.
+start_at=$(($(date +%s) + 4))  # leaves time to fill the arrays
+timeout "$run_timeout_seconds" "$stream_triad" --start-at "$start_at" --duration 3 >"$work_dir/triad_2a.out" &
+first_copy=$!
+timeout "$run_timeout_seconds" "$stream_triad" --start-at "$start_at" --duration 3 >"$work_dir/triad_2b.out"
+wait "$first_copy"
+triad_2=$(awk -v a="$(triad_value "$work_dir/triad_2a.out")" -v b="$(triad_value "$work_dir/triad_2b.out")" \
+  'BEGIN { printf "%.3f", a + b }')
+
+# --- meridian runs -------------------------------------------------------------------------------------
+rows=()
+
+# run_case NAME RANKS BYTES_PER_UPDATE TRIAD_GBPS DECK_SETTINGS...: one run, one table row in `rows`.
+run_case() {
+  local name=$1 ranks=$2 bytes=$3 triad=$4
+  shift 4
+  local log="$work_dir/$name-$ranks.log"
+  echo "meridian: $name on $ranks rank(s)" >&2
+  if ! timeout "$run_timeout_seconds" "${mpirun[@]}" -n "$ranks" "$meridian" run "$deck" "$@" "${quiet_run[@]}" \
+    --output "$work_dir/$name-$ranks" >"$log" 2>&1; then
+    echo "advection_benchmark.sh: $name on $ranks rank(s) failed or timed out; the end of its log:" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+  fi
+  # The run summary's lines:  steps N this run ... / compute S P% / halo exchange S P% /
+  #                           throughput R cell-updates/s (R' per rank)
+  local row
+  row=$(awk -v name="$name" -v ranks="$ranks" -v bytes="$bytes" -v triad="$triad" '
+    /^run summary/ { summary = 1 }
+    !summary { next }
+    $1 == "steps" { steps = $2 }
+    $1 == "compute" { compute = $2 }
+    $1 == "halo" && $2 == "exchange" { halo = $3 }
+    $1 == "throughput" { rate = $2; per_rank = $4; sub(/^\(/, "", per_rank) }
+    END {
+      if (!steps || rate == "") exit 1
+      bandwidth = rate * bytes / 1e9
+      printf "%-12s %5d %14.3e %14.3e %10.4f %8d %8.2f %8.2f %7.1f%% %6.1f%%\n", name, ranks, rate, per_rank,
+             (compute + halo) / steps, bytes, bandwidth, triad, 100 * bandwidth / triad,
+             100 * halo / (compute + halo)
+    }' "$log") || {
+    echo "advection_benchmark.sh: no run summary with a throughput in $log:" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+  }
+  rows+=("$row")
+}
+
+run_case rotation-2d 1 "$bytes_per_update_2d" "$triad_1" "${rotation_2d[@]}"
+run_case rotation-2d 2 "$bytes_per_update_2d" "$triad_2" "${rotation_2d[@]}"
+run_case uniform-3d 1 "$bytes_per_update_3d" "$triad_1" "${uniform_3d[@]}"
+run_case uniform-3d 2 "$bytes_per_update_3d" "$triad_2" "${uniform_3d[@]}"
+
+# --- report --------------------------------------------------------------------------------------------
+cat <<EOF
+
+advection benchmark ($(nproc) cores; $(date -u '+%Y-%m-%d %H:%M UTC'))
+byte model, least traffic per cell-update (one tracer cell advanced one RK3 step), neighbour rows from cache:
+  3 stages x (read stage input + read q^n + write stage output = 24 B + read the wind's face fluxes, 8 B per axis)
+  2-D: 3 x (24 + 16) = $bytes_per_update_2d B      3-D: 3 x (24 + 24) = $bytes_per_update_3d B
+STREAM triad (24 B per element counted, write-allocate not): 1 copy $triad_1 GB/s, 2 copies at once $triad_2 GB/s
+bound: 1 rank against 1 triad copy, 2 ranks against 2 copies; s/step is compute + halo exchange on rank 0
+
+EOF
+printf "%-12s %5s %14s %14s %10s %8s %8s %8s %8s %7s\n" case ranks cell-upd/s "per rank" s/step B/upd GB/s \
+  "triad" "of triad" "halo"
+for row in "${rows[@]}"; do echo "$row"; done

@@ -1,0 +1,132 @@
+// STREAM triad, a[i] = b[i] + s * c[i], on one core: the memory bandwidth a streaming kernel can reach,
+// the bound that bench/advection_benchmark.sh compares the advection throughput against.
+//
+// Bytes counted per element: 24 (read b, read c, write a; 8 bytes each), as STREAM counts them. A store to
+// a line not in cache first reads that line (write-allocate) unless the compiler emits non-temporal stores,
+// which would add 8 bytes per element to the real traffic; like STREAM we leave it out of the count.
+//
+// Prints one line on stdout:  triad_bandwidth_GBps <best bandwidth over the repetitions, 1e9 bytes/s>
+//
+// usage: stream_triad [--elements N] [--repetitions R] [--start-at EPOCH_SECONDS --duration SECONDS]
+//   --elements N       doubles per array (default 2^25: three arrays of 256 MiB, far beyond any cache)
+//   --repetitions R    timed repetitions, the best one is reported (default 10)
+//   --start-at T       sleep until wall-clock time T (seconds since the Unix epoch, fractional) after the
+//                      arrays are filled, then repeat until T + duration; only repetitions that finish inside
+//                      that window count. Copies started at once with the same window all run during every
+//                      counted repetition, so the sum of their results is the aggregate bandwidth.
+//   --duration S       length of that window in seconds (default 3)
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr double bytes_per_element = 24.0;  // 2 reads + 1 write of a double; write-allocate would add 8
+constexpr double triad_scalar = 3.0;
+
+struct Options {
+  long elements = 1L << 25;
+  int repetitions = 10;
+  double start_at_epoch_seconds = -1.0;  // negative: no window, run `repetitions` at once
+  double duration_seconds = 3.0;
+};
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr,
+               "stream_triad: %s\nusage: stream_triad [--elements N] [--repetitions R] "
+               "[--start-at EPOCH_SECONDS --duration SECONDS]\n",
+               message.c_str());
+  std::exit(2);
+}
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) usage_error("missing value after " + flag);
+    const char* value = argv[++i];
+    if (flag == "--elements")
+      options.elements = std::atol(value);
+    else if (flag == "--repetitions")
+      options.repetitions = std::atoi(value);
+    else if (flag == "--start-at")
+      options.start_at_epoch_seconds = std::atof(value);
+    else if (flag == "--duration")
+      options.duration_seconds = std::atof(value);
+    else
+      usage_error("unknown option " + flag);
+  }
+  if (options.elements < 1 || options.repetitions < 1 || options.duration_seconds <= 0)
+    usage_error("--elements, --repetitions and --duration must be positive");
+  return options;
+}
+
+// Kept out of line so the compiler cannot merge repetitions or drop stores it sees are overwritten.
+__attribute__((noinline)) void triad(double* __restrict a, const double* __restrict b, const double* __restrict c,
+                                     double s, long n) {
+  for (long i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
+}
+
+double seconds_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// Converts a wall-clock time (seconds since the epoch) to the steady clock, so the window is shared between
+// processes but timed with a monotonic clock.
+Clock::time_point steady_time_of(double epoch_seconds) {
+  const double now_epoch =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(epoch_seconds - now_epoch));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = parse_options(argc, argv);
+  const long n = options.elements;
+  // Filling the arrays here also touches every page, so page faults stay out of the timed loop.
+  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+
+  double best_seconds = 1e300;
+  int counted = 0;
+  if (options.start_at_epoch_seconds < 0) {
+    for (int r = 0; r < options.repetitions; ++r) {
+      const auto t0 = Clock::now();
+      triad(a.data(), b.data(), c.data(), triad_scalar, n);
+      best_seconds = std::min(best_seconds, seconds_between(t0, Clock::now()));
+      ++counted;
+    }
+  } else {
+    const auto window_start = steady_time_of(options.start_at_epoch_seconds);
+    const auto window_end = window_start + std::chrono::duration_cast<Clock::duration>(
+                                               std::chrono::duration<double>(options.duration_seconds));
+    std::this_thread::sleep_until(window_start);
+    while (Clock::now() < window_end) {
+      const auto t0 = Clock::now();
+      triad(a.data(), b.data(), c.data(), triad_scalar, n);
+      const auto t1 = Clock::now();
+      if (t1 <= window_end) {
+        best_seconds = std::min(best_seconds, seconds_between(t0, t1));
+        ++counted;
+      }
+    }
+  }
+  if (counted == 0) {
+    std::fprintf(stderr, "stream_triad: no repetition finished inside the window; lengthen --duration\n");
+    return 1;
+  }
+  // Every a[i] is 1 + 3 * 2 = 7; checking it keeps the stores observable.
+  if (a[0] != 7.0 || a[n - 1] != 7.0) {
+    std::fprintf(stderr, "stream_triad: wrong result %g\n", a[n - 1]);
+    return 1;
+  }
+  std::printf("triad_bandwidth_GBps %.3f\n", bytes_per_element * static_cast<double>(n) / best_seconds / 1e9);
+  return 0;
+}

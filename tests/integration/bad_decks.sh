@@ -1,0 +1,66 @@
+# Bad input: every case exits with code 2, names the key (or file) at fault, and writes nothing.
+source "$(dirname "$0")/common.sh"
+head='[solver]
+kind = "advection"
+'
+cases=0
+# expect_rejected NAME EXPECTED_TEXT DECK_TEXT [ARGS...]
+expect_rejected() {
+  local name=$1 expected=$2 text=$3
+  shift 3
+  local deck="$work/$name.toml" out="$work/out_$name"
+  [ "$text" = "-" ] || printf '%s\n' "$text" > "$deck"
+  set +e
+  meridian_on 2 run "$deck" --output "$out" "$@" > "$work/$name.log" 2>&1
+  local code=$?
+  set -e
+  [ "$code" -eq 2 ] || { cat "$work/$name.log"; fail "$name: exit code $code, expected 2"; }
+  grep -qF -- "$expected" "$work/$name.log" || { cat "$work/$name.log"; fail "$name: message does not name '$expected'"; }
+  grep -q "Segmentation\|BAD TERMINATION" "$work/$name.log" && fail "$name: crashed"
+  [ ! -e "$out" ] || fail "$name: wrote output"
+  cases=$((cases + 1))
+}
+
+expect_rejected typo_key "mesh.nxx" "$head
+[mesh]
+nxx = 64"
+expect_rejected wrong_type "mesh.nx" "$head
+[mesh]
+nx = \"64\""
+expect_rejected negative_size "mesh.ny" "$head
+[mesh]
+ny = -8"
+expect_rejected zero_courant "advection.courant" "$head
+[advection]
+courant = 0.0"
+expect_rejected unknown_solver "solver.kind" '[solver]
+kind = "spectral_magic"'
+expect_rejected no_such_deck "no_such_deck.toml" -
+expect_rejected unknown_section "[mesh2]" "$head
+[mesh2]
+nx = 3"
+expect_rejected bad_choice "advection.wind" "$head
+[advection]
+wind = \"hurricane\""
+expect_rejected syntax_error "syntax_error.toml" "$head
+[mesh]
+nx = = 3"
+expect_rejected cannot_decompose "mesh.nx" "$head
+[mesh]
+nx = 4
+ny = 4
+process_grid = [2, 1, 1]"
+expect_rejected no_solver_kind "solver.kind" '[mesh]
+nx = 8'
+expect_rejected unknown_override "--set advection.speed" "$head" --set advection.speed=3
+expect_rejected nz_in_2d "mesh.nz" "$head
+[mesh]
+nz = 4"
+expect_rejected negative_end_time "run.end_time" "$head
+[run]
+end_time = -1.0"
+expect_rejected repeated_tracer "advection.tracers" "$head
+[advection]
+tracers = [\"gaussian\", \"gaussian\"]"
+[ "$cases" -ge 10 ] || fail "only $cases cases ran"
+echo "$cases bad decks rejected cleanly"

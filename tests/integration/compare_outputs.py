@@ -1,0 +1,71 @@
+"""Compares two Meridian output folders the way the project defines "identical":
+every field dataset bitwise, diagnostics that come from MPI reductions to a relative 1e-14,
+wall times excluded.
+
+usage: compare_outputs.py DIR_A DIR_B [--fields FILE_A FILE_B]
+By default the newest fields_*.h5 of each folder and their diagnostics.h5 are compared.
+"""
+import argparse
+import glob
+import os
+import sys
+
+import h5py
+import numpy as np
+
+REDUCTION_TOLERANCE = 1e-14  # relative; sums over ranks round differently for other rank counts
+
+
+def newest_fields(folder):
+    files = sorted(glob.glob(os.path.join(folder, "fields_*.h5")))
+    if not files:
+        sys.exit(f"no fields_*.h5 in {folder}")
+    return files[-1]
+
+
+def compare_fields(a, b):
+    with h5py.File(a) as fa, h5py.File(b) as fb:
+        if fa.attrs["time"] != fb.attrs["time"]:
+            return [f"time {fa.attrs['time']!r} != {fb.attrs['time']!r}"]
+        problems = []
+        for name in fa["fields"]:
+            x, y = fa["fields"][name][...], fb["fields"][name][...]
+            if x.shape != y.shape or x.tobytes() != y.tobytes():
+                problems.append(f"fields/{name} differs: max |a-b| = {np.max(np.abs(x - y)) if x.shape == y.shape else 'shape'}")
+        return problems
+
+
+def compare_diagnostics(a, b):
+    with h5py.File(a) as fa, h5py.File(b) as fb:
+        problems = []
+        for name in fa["diagnostics"]:
+            x, y = fa["diagnostics"][name][...], fb["diagnostics"][name][...]
+            if x.shape != y.shape:
+                problems.append(f"diagnostics/{name}: {x.shape} records vs {y.shape}")
+                continue
+            both_nan = np.isnan(x) & np.isnan(y)
+            scale = np.maximum(np.abs(x), np.abs(y))
+            bad = ~both_nan & (np.abs(x - y) > REDUCTION_TOLERANCE * np.where(scale > 0, scale, 1))
+            if bad.any():
+                problems.append(f"diagnostics/{name} differs beyond {REDUCTION_TOLERANCE} relative")
+        return problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dir_a")
+    parser.add_argument("dir_b")
+    parser.add_argument("--fields", nargs=2, metavar=("FILE_A", "FILE_B"))
+    args = parser.parse_args()
+    fields = args.fields or (newest_fields(args.dir_a), newest_fields(args.dir_b))
+    problems = compare_fields(*fields)
+    problems += compare_diagnostics(os.path.join(args.dir_a, "diagnostics.h5"), os.path.join(args.dir_b, "diagnostics.h5"))
+    for p in problems:
+        print(p)
+    if problems:
+        sys.exit(1)
+    print(f"identical: {fields[0]} and {fields[1]}")
+
+
+if __name__ == "__main__":
+    main()

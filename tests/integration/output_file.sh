@@ -1,0 +1,5 @@
+# A short run's HDF5 output opens with h5py with the documented datasets and attributes.
+source "$(dirname "$0")/common.sh"
+meridian_on 2 run "$SOURCE_DIR/configs/advection/deformational_flow.toml" --set mesh.nx=40 --set mesh.ny=24 \
+  --set run.end_time=0.05 --set run.output_interval=0.025 --output "$work/run" > "$work/run.log"
+"$MERIDIAN_PYTHON" "$SOURCE_DIR/tests/integration/check_output_file.py" "$work/run"
