@@ -226,29 +226,62 @@ void AdvectionSolver::fill_cell_averages(const Field& target, double time) const
 
 double AdvectionSolver::stable_dt(double) { return settings_.courant / max_courant_rate_; }
 
-void AdvectionSolver::rk_stage(const Field& out, const Field& in, double coefficient, double g) {
-  const Block b = block_of(decomp_, components_);
-  const Field base = q_;
-  const auto fx = face_flux_[0], fy = face_flux_[1], fz = face_flux_[2];
-  const OpenFaces open = open_faces_;
-  const double scale = coefficient / cell_volume_;
+namespace {
+struct StageInputs {
+  Field out, in, base;
+  std::array<FaceFlux, 3> flux;
+  OpenFaces open;
+  double scale, g;  // coefficient * dt / cell volume, and the wind's time factor
+};
+
+// out = base - scale * (flux divergence of in). A one-thread team per row of cells with its vector
+// lanes along the contiguous x index: the lane loop vectorises on the host backends (a
+// TeamVectorRange there strides by the team size and does not) and is a warp per row on the GPU.
+// Row pointers keep the addresses simple; the dimension is a template parameter so the 2-D
+// kernel carries no z branch.
+template <bool ThreeD>
+void rk_stage_rows(const Block& b, const StageInputs& s) {
+  const Field out = s.out, in = s.in, base = s.base;
+  const auto fx = s.flux[0], fy = s.flux[1], fz = s.flux[2];
+  const OpenFaces open = s.open;
+  const double scale = s.scale, g = s.g;
+  const long row = static_cast<long>(in.stride(2)), plane = static_cast<long>(in.stride(1));
+  using RowPolicy = Kokkos::TeamPolicy<>;
   Kokkos::parallel_for(
-      "advection::rk_stage", Kokkos::TeamPolicy<>(b.components * b.nz * b.ny, Kokkos::AUTO),
+      "advection::rk_stage", RowPolicy(b.components * b.nz * b.ny, 1, RowPolicy::vector_length_max()),
       KOKKOS_LAMBDA(const Team& team) {
-        const int row = team.league_rank();
-        const int c = row / (b.nz * b.ny), k = b.hz + (row / b.ny) % b.nz, j = b.hy + row % b.ny;
-        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, b.nx), [&](const int n) {
-          const int i = b.hx + n;
-          const auto flux_of = [&](int axis, int kk, int jj, int ii) {
-            const double phi = g * (axis == 0 ? fx(kk, jj, ii) : axis == 1 ? fy(kk, jj, ii) : fz(kk, jj, ii));
-            const int index = axis == 0 ? ii : axis == 1 ? jj : kk;
-            int dk, dj, di;
-            axis_offsets(axis, dk, dj, di);
-            return fifth_order_flux(in, c, kk, jj, ii, dk, dj, di, phi, open.is_boundary(axis, index));
-          };
-          out(c, k, j, i) = base(c, k, j, i) - scale * flux_divergence(flux_of, b.three_d, k, j, i);
+        const int r = team.league_rank();
+        const int c = r / (b.nz * b.ny), k = b.hz + (r / b.ny) % b.nz, j = b.hy + r % b.ny;
+        const double* q = &in(c, k, j, 0);
+        const double* old = &base(c, k, j, 0);
+        double* next = &out(c, k, j, 0);
+        const double *flux_x = &fx(k, j, 0), *flux_y = &fy(k, j, 0), *flux_y_up = &fy(k, j + 1, 0);
+        const double *flux_z = &fz(k, j, 0), *flux_z_up = &fz(k + 1, j, 0);
+        const double y_low = open.weight(1, j), y_high = open.weight(1, j + 1);
+        const double z_low = open.weight(2, k), z_high = open.weight(2, k + 1);
+        const int x_low = open.lower[0], x_high = open.upper[0];
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b.hx, b.hx + b.nx), [&](const int i) {
+          double divergence =
+              fifth_order_flux(q + i + 1, 1, g * flux_x[i + 1], i + 1 == x_high ? 1.0 : 0.0) -
+              fifth_order_flux(q + i, 1, g * flux_x[i], i == x_low ? 1.0 : 0.0) +
+              fifth_order_flux(q + i + row, row, g * flux_y_up[i], y_high) -
+              fifth_order_flux(q + i, row, g * flux_y[i], y_low);
+          if constexpr (ThreeD)
+            divergence += fifth_order_flux(q + i + plane, plane, g * flux_z_up[i], z_high) -
+                          fifth_order_flux(q + i, plane, g * flux_z[i], z_low);
+          next[i] = old[i] - scale * divergence;
         });
       });
+}
+}  // namespace
+
+void AdvectionSolver::rk_stage(const Field& out, const Field& in, double coefficient, double g) {
+  const Block b = block_of(decomp_, components_);
+  const StageInputs inputs{out, in, q_, face_flux_, open_faces_, coefficient / cell_volume_, g};
+  if (b.three_d)
+    rk_stage_rows<true>(b, inputs);
+  else
+    rk_stage_rows<false>(b, inputs);
 }
 
 // Zalesak (1979): a monotone low-order (upwind) update from the old state, plus the high-order
@@ -264,26 +297,23 @@ void AdvectionSolver::fct_stage(const Field& out, const Field& in, double dt, do
   for (int axis = 0; axis < axes; ++axis) {
     const Field anti = antidiffusive_[axis];
     const auto flux = face_flux_[axis];
+    const long stride = static_cast<long>(in.stride(3 - axis));
     std::array<int, 3> extra{};
     extra[axis] = 1;
     Kokkos::parallel_for(
         "advection::fct_antidiffusive", interior_policy(b, nc, extra),
         KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
-          int dk, dj, di;
-          axis_offsets(axis, dk, dj, di);
           const double phi = g * flux(k, j, i);
           const int index = axis == 0 ? i : axis == 1 ? j : k;
-          const double high = fifth_order_flux(in, c, k, j, i, dk, dj, di, phi, open.is_boundary(axis, index));
-          anti(c, k, j, i) = scale * (high - first_order_flux(old, c, k, j, i, dk, dj, di, phi));
+          const double high = fifth_order_flux(&in(c, k, j, i), stride, phi, open.weight(axis, index));
+          anti(c, k, j, i) = scale * (high - first_order_flux(&old(c, k, j, i), stride, phi));
         });
   }
   Kokkos::parallel_for(
       "advection::fct_low_order", interior_policy(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
         const auto flux_of = [&](int axis, int kk, int jj, int ii) {
-          int dk, dj, di;
-          axis_offsets(axis, dk, dj, di);
           const double phi = g * (axis == 0 ? fx(kk, jj, ii) : axis == 1 ? fy(kk, jj, ii) : fz(kk, jj, ii));
-          return first_order_flux(old, c, kk, jj, ii, dk, dj, di, phi);
+          return first_order_flux(&old(c, kk, jj, ii), old.stride(3 - axis), phi);
         };
         low(c, k, j, i) = old(c, k, j, i) - scale * flux_divergence(flux_of, b.three_d, k, j, i);
       });
