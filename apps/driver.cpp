@@ -66,6 +66,18 @@ std::string clock_text(double seconds) {
   return out.str();
 }
 
+// What rank 0 prints at the end of a run and stores with the diagnostics.
+struct RunSummary {
+  std::string layout;
+  int ranks = 1;
+  long steps = 0;  // this run, not counting those before a restart
+  double wall_seconds = 0, core_hours = 0;
+  double throughput = 0;  // solver work per second of stepping (halo exchange included)
+  std::string throughput_unit;
+  std::string checkpoint;  // the one a restart would use
+  std::vector<std::pair<std::string, double>> phases;
+};
+
 // Everything about a run that is not the solver's state: where it is in time and what it wrote.
 struct RunState {
   double time = 0;
@@ -85,10 +97,11 @@ class Run {
   void restore_checkpoint(const std::string& path);
   void record_diagnostics();
   void write_output();
-  void write_diagnostics_file(const std::string& summary_layout = "");
+  void write_diagnostics_file(const RunSummary* summary = nullptr);
   std::string write_checkpoint();
   void print_progress(double dt, double step_seconds) const;
-  void print_summary(long steps, double run_seconds, const std::string& checkpoint) const;
+  RunSummary summarise(long steps, double run_seconds, const std::string& checkpoint) const;
+  void print_summary(const RunSummary& summary) const;
   double next_output_time() const;
   bool at_end() const;
 
@@ -156,14 +169,21 @@ void Run::record_diagnostics() {
   state_.history.append(names, values);
 }
 
-void Run::write_diagnostics_file(const std::string& summary_layout) {
+void Run::write_diagnostics_file(const RunSummary* summary) {
   const std::string path = (fs::path(directory_) / "diagnostics.h5").string();
   {
     io::H5File file = io::H5File::create(path + ".tmp", comm_);
     io::write_stamp(file, {kind_, deck_.resolved_text(), state_.time, state_.step});
     state_.history.write(file, "diagnostics");
-    if (!summary_layout.empty()) file.set_attribute("parallel_layout", summary_layout);
-    for (const auto& [phase, seconds] : timing::phase_seconds()) file.set_attribute("seconds " + phase, seconds);
+    if (summary) {
+      file.set_attribute("parallel_layout", summary->layout);
+      file.set_attribute("wall_seconds", summary->wall_seconds);
+      file.set_attribute("core_hours", summary->core_hours);
+      file.set_attribute("throughput", summary->throughput);
+      file.set_attribute("throughput_unit", summary->throughput_unit);
+      file.set_attribute("restart_checkpoint", summary->checkpoint);
+      for (const auto& [phase, seconds] : summary->phases) file.set_attribute("seconds " + phase, seconds);
+    }
     file.close();
   }
   MPI_Barrier(comm_);
@@ -266,37 +286,47 @@ void Run::print_progress(double dt, double step_seconds) const {
   std::cout << line.str() << std::endl;
 }
 
-void Run::print_summary(long steps, double run_seconds, const std::string& checkpoint) const {
-  if (rank_ != 0) return;
+RunSummary Run::summarise(long steps, double run_seconds, const std::string& checkpoint) const {
   const auto& phases = timing::phase_seconds();
   const auto seconds_of = [&phases](const std::string& phase) {
     const auto it = phases.find(phase);
     return it == phases.end() ? 0.0 : it->second;
   };
   const double stepping = seconds_of("step"), halo = seconds_of("halo exchange");
-  int ranks = 1;
-  MPI_Comm_size(comm_, &ranks);
+  RunSummary summary;
+  MPI_Comm_size(comm_, &summary.ranks);
+  summary.layout = solver_->layout();
+  summary.steps = steps;
+  summary.wall_seconds = run_seconds;
+  summary.core_hours = run_seconds * summary.ranks / 3600.0;
+  summary.throughput = stepping > 0 ? solver_->work_per_step() * steps / stepping : 0.0;
+  summary.throughput_unit = solver_->work_unit() + "/s";
+  summary.checkpoint = checkpoint;
+  summary.phases = {{"compute", stepping - halo},
+                    {"halo exchange", halo},
+                    {"diagnostics", seconds_of("diagnostics")},
+                    {"output", seconds_of("output")},
+                    {"checkpoint", seconds_of("checkpoint")}};
+  return summary;
+}
+
+void Run::print_summary(const RunSummary& summary) const {
+  if (rank_ != 0) return;
   std::ostringstream out;
   out << "\nrun summary\n"
-      << "  layout        " << solver_->layout() << "\n"
-      << "  steps         " << steps << " this run, " << state_.step << " in total; final time " << state_.time << "\n"
-      << "  wall time     " << std::fixed << std::setprecision(3) << run_seconds << " s, " << std::setprecision(6)
-      << run_seconds * ranks / 3600.0 << " core-hours\n";
+      << "  layout        " << summary.layout << "\n"
+      << "  steps         " << summary.steps << " this run, " << state_.step << " in total; final time "
+      << state_.time << "\n"
+      << "  wall time     " << std::fixed << std::setprecision(3) << summary.wall_seconds << " s, "
+      << std::setprecision(6) << summary.core_hours << " core-hours\n";
   out << "  phase                seconds   share\n";
-  const std::vector<std::pair<std::string, double>> rows{{"compute", stepping - halo},
-                                                         {"halo exchange", halo},
-                                                         {"diagnostics", seconds_of("diagnostics")},
-                                                         {"output", seconds_of("output")},
-                                                         {"checkpoint", seconds_of("checkpoint")}};
-  for (const auto& [name, seconds] : rows)
+  for (const auto& [name, seconds] : summary.phases)
     out << "  " << std::left << std::setw(18) << name << std::right << std::setw(10) << std::setprecision(3) << seconds
-        << std::setw(7) << std::setprecision(1) << 100.0 * seconds / std::max(run_seconds, 1e-12) << "%\n";
-  if (stepping > 0 && steps > 0) {
-    const double rate = solver_->work_per_step() * steps / stepping;
-    out << "  throughput    " << std::scientific << std::setprecision(3) << rate << " " << solver_->work_unit()
-        << "/s (" << rate / ranks << " per rank)\n";
-  }
-  out << "  restart from  " << (checkpoint.empty() ? "(no checkpoint written)" : checkpoint) << "\n";
+        << std::setw(7) << std::setprecision(1) << 100.0 * seconds / std::max(summary.wall_seconds, 1e-12) << "%\n";
+  if (summary.throughput > 0)
+    out << "  throughput    " << std::scientific << std::setprecision(3) << summary.throughput << " "
+        << summary.throughput_unit << " (" << summary.throughput / summary.ranks << " per rank)\n";
+  out << "  restart from  " << (summary.checkpoint.empty() ? "(no checkpoint written)" : summary.checkpoint) << "\n";
   std::cout << out.str() << std::flush;
 }
 
@@ -356,8 +386,9 @@ int Run::execute() {
   }
   if (checkpoint_step != state_.step) checkpoint = write_checkpoint();
   const double run_seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-  write_diagnostics_file(solver_->layout());
-  print_summary(steps, run_seconds, checkpoint);
+  const RunSummary summary = summarise(steps, run_seconds, checkpoint);
+  write_diagnostics_file(&summary);
+  print_summary(summary);
   if (stop && rank_ == 0)
     std::cout << "stopped by signal after writing " << checkpoint << "; continue with --restart latest" << std::endl;
   return stop ? preempted : success;

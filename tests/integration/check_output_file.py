@@ -29,6 +29,9 @@ with h5py.File(os.path.join(folder, "diagnostics.h5")) as f:
     d = f["diagnostics"]
     assert d["time"][0] == 0.0 and abs(d["time"][-1] - 0.05) < 1e-15
     assert len(d["cosine_bell_mass"]) == len(d["time"])
+    for attr in ("wall_seconds", "core_hours", "throughput", "throughput_unit", "parallel_layout", "restart_checkpoint"):
+        assert attr in f.attrs, f"diagnostics.h5: no run-summary attribute {attr}"
+    assert f.attrs["throughput"] > 0
 with h5py.File(fields[0]) as f:
     initial = f["fields"]["cosine_bell"][...]
     assert initial.max() > 0.9, "the initial bell is missing"
