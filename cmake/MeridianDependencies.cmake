@@ -30,3 +30,28 @@ target_compile_definitions(meridian_hdf5 INTERFACE ${HDF5_DEFINITIONS})
 # Warnings for the project's own code only.
 add_library(meridian_warnings INTERFACE)
 target_compile_options(meridian_warnings INTERFACE $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers>)
+
+# FFTW (double precision) for the host FFT backend.
+find_path(FFTW3_INCLUDE_DIR fftw3.h REQUIRED)
+find_library(FFTW3_LIBRARY fftw3 REQUIRED)
+add_library(meridian_fftw INTERFACE)
+target_include_directories(meridian_fftw SYSTEM INTERFACE ${FFTW3_INCLUDE_DIR})
+target_link_libraries(meridian_fftw INTERFACE ${FFTW3_LIBRARY})
+
+# The CUDA toolkit, when present, builds the Kokkos-free cuFFT unit even if Kokkos has no CUDA
+# backend, so that it is compiled and linked on every build here; without it the build goes on.
+include(CheckLanguage)
+check_language(CUDA)
+if(CMAKE_CUDA_COMPILER)
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 90)  # Hopper (H100/H200); CUDA 13 dropped sm_70
+  endif()
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  set(MERIDIAN_HAVE_CUFFT ON)
+else()
+  set(MERIDIAN_HAVE_CUFFT OFF)
+  if(Kokkos_ENABLE_CUDA)
+    message(FATAL_ERROR "Kokkos has its CUDA backend but no CUDA compiler was found for the cuFFT unit")
+  endif()
+endif()

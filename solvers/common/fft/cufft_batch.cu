@@ -1,0 +1,76 @@
+// cuFFT backend pieces. No Kokkos here: the caller passes device pointers and its stream.
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "solvers/common/fft/cufft_batch.hpp"
+
+namespace meridian::fft::cuda {
+namespace {
+
+void check(cufftResult status, const char* what) {
+  if (status != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT: ") + what + " failed (" + std::to_string(status) + ")");
+}
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
+}
+
+cufftType type_of(Transform t) {
+  switch (t) {
+    case Transform::real_to_complex: return CUFFT_D2Z;
+    case Transform::complex_to_real: return CUFFT_Z2D;
+    default: return CUFFT_Z2Z;
+  }
+}
+
+}  // namespace
+
+CufftBatch::CufftBatch(Transform transform, int n, int batch, void* stream) : transform_(transform), stream_(stream) {
+  const bool real = transform == Transform::real_to_complex || transform == Transform::complex_to_real;
+  const int complex_length = real ? n / 2 + 1 : n;
+  const int input_distance = transform == Transform::real_to_complex ? n : complex_length;
+  const int output_distance = transform == Transform::complex_to_real ? n : complex_length;
+  cufftHandle handle;
+  check(cufftPlanMany(&handle, 1, &n, nullptr, 1, input_distance, nullptr, 1, output_distance, type_of(transform), batch),
+        "plan");
+  handle_ = handle;
+  check(cufftSetStream(handle, static_cast<cudaStream_t>(stream)), "set stream");
+  if (transform == Transform::complex_to_real) {
+    scratch_bytes_ = sizeof(double) * 2 * static_cast<std::size_t>(complex_length) * batch;
+    check(cudaMalloc(reinterpret_cast<void**>(&scratch_), scratch_bytes_), "allocate c2r scratch");
+  }
+}
+
+CufftBatch::~CufftBatch() {
+  cufftDestroy(static_cast<cufftHandle>(handle_));
+  if (scratch_) cudaFree(scratch_);
+}
+
+void CufftBatch::execute(const double* in, double* out) const {
+  const auto handle = static_cast<cufftHandle>(handle_);
+  auto* input = const_cast<double*>(in);
+  switch (transform_) {
+    case Transform::real_to_complex:
+      check(cufftExecD2Z(handle, input, reinterpret_cast<cufftDoubleComplex*>(out)), "D2Z");
+      break;
+    case Transform::complex_to_real:
+      check(cudaMemcpyAsync(scratch_, in, scratch_bytes_, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream_)),
+            "copy c2r input");
+      check(cufftExecZ2D(handle, reinterpret_cast<cufftDoubleComplex*>(scratch_), out), "Z2D");
+      break;
+    default:
+      check(cufftExecZ2Z(handle, reinterpret_cast<cufftDoubleComplex*>(input), reinterpret_cast<cufftDoubleComplex*>(out),
+                         transform_ == Transform::complex_forward ? CUFFT_FORWARD : CUFFT_INVERSE),
+            "Z2Z");
+  }
+}
+
+int device_count() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+}  // namespace meridian::fft::cuda

@@ -1,0 +1,33 @@
+#pragma once
+// cuFFT batched transforms, Kokkos-free: device pointers, extents and a CUDA stream in, nothing
+// CUDA- or Kokkos-specific in this header. Compiled with nvcc whenever the CUDA toolkit is found,
+// so that it is checked on every build; used by LocalFFT in a Kokkos CUDA build.
+#include <cstddef>
+
+#include "solvers/common/fft/local_fft.hpp"
+
+namespace meridian::fft::cuda {
+
+class CufftBatch {
+ public:
+  // `stream` is a cudaStream_t (the Kokkos execution space instance's stream); null for the default.
+  CufftBatch(Transform transform, int n, int batch, void* stream);
+  ~CufftBatch();
+  CufftBatch(const CufftBatch&) = delete;
+  CufftBatch& operator=(const CufftBatch&) = delete;
+  // Unnormalised, on the stream; the input is preserved (cuFFT's c2r would overwrite it, so it
+  // runs on a copy).
+  void execute(const double* in, double* out) const;
+
+ private:
+  int handle_ = 0;  // a cufftHandle
+  Transform transform_;
+  void* stream_;
+  double* scratch_ = nullptr;  // c2r input copy
+  std::size_t scratch_bytes_ = 0;
+};
+
+// The number of CUDA devices visible (0 without a driver or a GPU); for tests and `meridian info`.
+int device_count();
+
+}  // namespace meridian::fft::cuda

@@ -1,0 +1,80 @@
+#pragma once
+// A distributed 3-D real-to-complex FFT on a pencil decomposition (CaNS/heFFTe style): one object,
+// plans made once, `forward` and `backward`, the transposes hidden inside.
+//
+// Real space: x-pencils (z, y, x), x whole, y split over the first process-grid axis (p1) and z
+// over the second (p2). Spectral space: z-pencils (kx, ky, kz), kz whole, kx (n_x/2+1 of them)
+// split over p1 and ky over p2. A process grid with p2 = 1 gives slabs. A 2-D grid is nz = 1.
+// Transposes: MPI_Alltoallv within the rows and columns of the process grid, on buffers packed
+// and unpacked by Kokkos kernels.
+#include <mpi.h>
+
+#include <Kokkos_Complex.hpp>
+#include <Kokkos_Core.hpp>
+#include <array>
+#include <vector>
+
+#include "mesh/field.hpp"
+#include "solvers/common/fft/local_fft.hpp"
+
+namespace meridian::fft {
+
+using Complex = Kokkos::complex<double>;
+using RealPencil = Kokkos::View<double***, mesh::Layout>;
+using ComplexPencil = Kokkos::View<Complex***, mesh::Layout>;
+
+// A rank's block of a global array, per axis in View order (slowest first).
+struct Block {
+  std::array<long, 3> offset{}, count{};
+  long size() const { return count[0] * count[1] * count[2]; }
+};
+
+class DistributedFFT {
+ public:
+  // cells: global extents (nx, ny, nz); process_grid {p1, p2}, zeros let MPI choose (p2 = 1 when nz = 1).
+  DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::array<int, 2> process_grid,
+                 PlanEffort effort = PlanEffort::estimate);
+  ~DistributedFFT();
+  DistributedFFT(const DistributedFFT&) = delete;
+  DistributedFFT& operator=(const DistributedFFT&) = delete;
+
+  // Unnormalised forward transform: F(k) = sum_x f(x) exp(-i k.x).
+  void forward(const RealPencil& in, const ComplexPencil& out);
+  // Inverse, normalised by the number of cells, so backward(forward(f)) = f.
+  void backward(const ComplexPencil& in, const RealPencil& out);
+
+  // Layout (z, y, x) of this rank's real block and (kx, ky, kz) of its spectral block.
+  const Block& real_block() const { return real_; }
+  const Block& spectral_block() const { return spectral_; }
+  RealPencil make_real(const std::string& label) const;
+  ComplexPencil make_spectral(const std::string& label) const;
+  std::array<int, 2> process_grid() const { return dims_; }
+  long global_cells() const { return cells_[0] * cells_[1] * cells_[2]; }
+  std::array<long, 3> cells() const { return cells_; }
+
+ private:
+  // One global transpose within a row or column of the process grid. In logical coordinates
+  // (kept, gathered, scattered): the kept axis is the same on every rank of the communicator, the
+  // gathered one is split in `from` and whole in `to`, the scattered one whole in `from` and split in `to`.
+  struct Transpose {
+    MPI_Comm comm;
+    int parts, me;
+    long kept;                     // local extent of the kept axis
+    long gathered, scattered;      // global extents
+    std::array<int, 3> from_axis;  // View dimension of (kept, gathered, scattered) in `from`
+    std::array<int, 3> to_axis;    // ... and in `to`
+  };
+  void transpose(const Transpose& t, const ComplexPencil& from, const ComplexPencil& to);
+  void run_local(const LocalFFT& fft, const double* in, double* out);
+
+  std::array<long, 3> cells_;
+  std::array<int, 2> dims_{};
+  MPI_Comm grid_ = MPI_COMM_NULL, row_ = MPI_COMM_NULL, column_ = MPI_COMM_NULL;
+  Block real_, x_spectral_, y_pencil_, spectral_;
+  Transpose x_to_y_, y_to_z_, z_to_y_, y_to_x_;
+  LocalFFT r2c_, c2r_, y_forward_, y_backward_, z_forward_, z_backward_;
+  ComplexPencil x_work_, y_work_, y_work2_, z_work_;
+  Kokkos::View<double*> send_, receive_;
+};
+
+}  // namespace meridian::fft

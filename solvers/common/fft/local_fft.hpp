@@ -1,0 +1,30 @@
+#pragma once
+// Batched one-dimensional FFTs over contiguous rows: `batch` transforms of length n, row after row.
+// One interface, two backends chosen at compile time: FFTW for host execution spaces, cuFFT (on the
+// Kokkos execution space's stream) for CUDA. Pointers are in the default execution space's memory.
+#include <memory>
+
+namespace meridian::fft {
+
+enum class Transform { real_to_complex, complex_to_real, complex_forward, complex_backward };
+// FFTW's planning effort: estimate is deterministic, so a restart repeats the same bits;
+// measure times candidate algorithms and may pick another one on another run.
+enum class PlanEffort { estimate, measure };
+
+class LocalFFT {
+ public:
+  // Row lengths: n real values and n/2+1 complex ones for the real transforms, n complex otherwise.
+  LocalFFT(Transform transform, int n, int batch, PlanEffort effort);
+  LocalFFT();  // no plan yet; one is moved in before use
+  ~LocalFFT();
+  LocalFFT(LocalFFT&&) noexcept;
+  LocalFFT& operator=(LocalFFT&&) noexcept;
+  // Unnormalised; complex data are interleaved (real, imaginary) doubles. The input is preserved.
+  void execute(const double* in, double* out) const;
+
+ private:
+  struct Plan;
+  std::unique_ptr<Plan> plan_;
+};
+
+}  // namespace meridian::fft

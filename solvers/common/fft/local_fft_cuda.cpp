@@ -1,0 +1,23 @@
+// CUDA backend of LocalFFT: cuFFT on the stream of Kokkos' default CUDA execution space instance.
+#include <Kokkos_Core.hpp>
+
+#include "solvers/common/fft/cufft_batch.hpp"
+#include "solvers/common/fft/local_fft.hpp"
+
+namespace meridian::fft {
+
+struct LocalFFT::Plan {
+  cuda::CufftBatch batch;
+};
+
+LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort)
+    : plan_(new Plan{cuda::CufftBatch(transform, n, batch, Kokkos::Cuda().cuda_stream())}) {}
+
+LocalFFT::~LocalFFT() = default;
+LocalFFT::LocalFFT() = default;
+LocalFFT::LocalFFT(LocalFFT&&) noexcept = default;
+LocalFFT& LocalFFT::operator=(LocalFFT&&) noexcept = default;
+
+void LocalFFT::execute(const double* in, double* out) const { plan_->batch.execute(in, out); }
+
+}  // namespace meridian::fft

@@ -1,0 +1,154 @@
+// The distributed FFT against a direct DFT, against itself on one rank, and Parseval's identity,
+// for whatever number of ranks the test runs on, in slab and pencil layouts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+
+#include "solvers/common/fft/distributed_fft.hpp"
+
+using meridian::fft::Block;
+using meridian::fft::DistributedFFT;
+
+namespace {
+
+using Cells = std::array<long, 3>;
+
+// A reproducible value in [-1, 1) for each global cell, whatever the decomposition.
+double sample(long x, long y, long z) {
+  std::uint64_t h = static_cast<std::uint64_t>((z * 1000 + y) * 1000 + x) + 0x9e3779b97f4a7c15ULL;
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+  h ^= h >> 31;
+  return static_cast<double>(h >> 11) / 4503599627370496.0 - 1.0;
+}
+
+meridian::fft::RealPencil filled(const DistributedFFT& fft) {
+  auto field = fft.make_real("field");
+  auto host = Kokkos::create_mirror_view(field);
+  const Block& b = fft.real_block();
+  for (long z = 0; z < b.count[0]; ++z)
+    for (long y = 0; y < b.count[1]; ++y)
+      for (long x = 0; x < b.count[2]; ++x) host(z, y, x) = sample(x + b.offset[2], y + b.offset[1], z + b.offset[0]);
+  Kokkos::deep_copy(field, host);
+  return field;
+}
+
+using HostSpectrum = meridian::fft::ComplexPencil::HostMirror;
+
+HostSpectrum spectrum_of(DistributedFFT& fft) {
+  auto spectral = fft.make_spectral("spectrum");
+  fft.forward(filled(fft), spectral);
+  auto host = Kokkos::create_mirror_view(spectral);
+  Kokkos::deep_copy(host, spectral);
+  return host;
+}
+
+double global_max(double local) {
+  double global = 0;
+  MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return global;
+}
+
+double global_sum(double local) {
+  double global = 0;
+  MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return global;
+}
+
+class DistributedFftTest : public ::testing::TestWithParam<Cells> {};
+
+TEST_P(DistributedFftTest, RoundTripRecoversTheField) {
+  DistributedFFT fft(MPI_COMM_WORLD, GetParam(), {0, 0});
+  const auto field = filled(fft);
+  auto spectral = fft.make_spectral("spectral");
+  auto back = fft.make_real("back");
+  fft.forward(field, spectral);
+  fft.backward(spectral, back);
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+  auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), back);
+  double error = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) error = std::max(error, std::fabs(a.data()[i] - b.data()[i]));
+  EXPECT_LT(global_max(error), 1e-13);  // relative: the field is of order one
+}
+
+TEST_P(DistributedFftTest, MatchesADirectDft) {
+  const Cells n = GetParam();
+  DistributedFFT fft(MPI_COMM_WORLD, n, {0, 0});
+  const auto spectrum = spectrum_of(fft);
+  const Block& b = fft.spectral_block();
+  const double two_pi = 2 * std::acos(-1.0);
+  double error = 0, size = 0;
+  for (long kx = 0; kx < b.count[0]; ++kx)
+    for (long ky = 0; ky < b.count[1]; ++ky)
+      for (long kz = 0; kz < b.count[2]; ++kz) {
+        std::complex<double> direct = 0;
+        for (long z = 0; z < n[2]; ++z)
+          for (long y = 0; y < n[1]; ++y)
+            for (long x = 0; x < n[0]; ++x) {
+              const double phase = two_pi * (static_cast<double>((kx + b.offset[0]) * x) / n[0] +
+                                             static_cast<double>((ky + b.offset[1]) * y) / n[1] +
+                                             static_cast<double>(kz * z) / n[2]);
+              direct += sample(x, y, z) * std::polar(1.0, -phase);
+            }
+        const auto& f = spectrum(kx, ky, kz);
+        error = std::max(error, std::abs(std::complex<double>(f.real(), f.imag()) - direct));
+        size = std::max(size, std::abs(direct));
+      }
+  // The direct sum's own rounding grows with the number of terms: 1e-13 of the largest coefficient.
+  EXPECT_LT(global_max(error), 1e-13 * global_max(size));
+}
+
+TEST_P(DistributedFftTest, SameSpectrumOnAnyRankCountSlabOrPencil) {
+  const Cells n = GetParam();
+  DistributedFFT serial(MPI_COMM_SELF, n, {1, 1});
+  const auto reference = spectrum_of(serial);
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  for (const std::array<int, 2> grid : {std::array<int, 2>{ranks, 1}, std::array<int, 2>{0, 0}}) {
+    if (n[2] == 1 && grid[1] != 1) continue;
+    DistributedFFT fft(MPI_COMM_WORLD, n, grid);
+    const auto spectrum = spectrum_of(fft);
+    const Block& b = fft.spectral_block();
+    double error = 0, size = 0;
+    for (long kx = 0; kx < b.count[0]; ++kx)
+      for (long ky = 0; ky < b.count[1]; ++ky)
+        for (long kz = 0; kz < b.count[2]; ++kz) {
+          const auto d = spectrum(kx, ky, kz) - reference(kx + b.offset[0], ky + b.offset[1], kz);
+          error = std::max(error, Kokkos::abs(d));
+          size = std::max(size, Kokkos::abs(reference(kx + b.offset[0], ky + b.offset[1], kz)));
+        }
+    EXPECT_LE(global_max(error), 1e-14 * global_max(size))
+        << "process grid " << fft.process_grid()[0] << " x " << fft.process_grid()[1];
+  }
+}
+
+TEST_P(DistributedFftTest, ParsevalHolds) {
+  const Cells n = GetParam();
+  DistributedFFT fft(MPI_COMM_WORLD, n, {0, 0});
+  const auto spectrum = spectrum_of(fft);
+  const Block& b = fft.spectral_block();
+  double spectral_energy = 0;
+  for (long kx = 0; kx < b.count[0]; ++kx) {
+    const long k = kx + b.offset[0];
+    // The r2c half spectrum holds each kx once; all but kx = 0 and the Nyquist one stand for two.
+    const double weight = (k == 0 || 2 * k == n[0]) ? 1.0 : 2.0;
+    for (long ky = 0; ky < b.count[1]; ++ky)
+      for (long kz = 0; kz < b.count[2]; ++kz) spectral_energy += weight * Kokkos::abs(spectrum(kx, ky, kz)) * Kokkos::abs(spectrum(kx, ky, kz));
+  }
+  double energy = 0;
+  const Block& r = fft.real_block();
+  for (long z = 0; z < r.count[0]; ++z)
+    for (long y = 0; y < r.count[1]; ++y)
+      for (long x = 0; x < r.count[2]; ++x) energy += std::pow(sample(x, y + r.offset[1], z + r.offset[0]), 2);
+  const double total = global_sum(energy), from_spectrum = global_sum(spectral_energy) / fft.global_cells();
+  EXPECT_NEAR(from_spectrum / total, 1.0, 1e-13);
+}
+
+// Even and odd extents, a 2-D grid (nz = 1), and a size where nx/2+1 is small.
+INSTANTIATE_TEST_SUITE_P(Sizes, DistributedFftTest,
+                         ::testing::Values(Cells{8, 6, 4}, Cells{7, 5, 9}, Cells{9, 8, 1}, Cells{12, 10, 6},
+                                           Cells{6, 9, 8}));
+
+}  // namespace
