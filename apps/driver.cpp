@@ -292,21 +292,28 @@ RunSummary Run::summarise(long steps, double run_seconds, const std::string& che
     const auto it = phases.find(phase);
     return it == phases.end() ? 0.0 : it->second;
   };
-  const double stepping = seconds_of("step"), halo = seconds_of("halo exchange");
   RunSummary summary;
   MPI_Comm_size(comm_, &summary.ranks);
   summary.layout = solver_->layout();
   summary.steps = steps;
   summary.wall_seconds = run_seconds;
   summary.core_hours = run_seconds * summary.ranks / 3600.0;
+  const double stepping = seconds_of("step");
   summary.throughput = stepping > 0 ? solver_->work_per_step() * steps / stepping : 0.0;
   summary.throughput_unit = solver_->work_unit() + "/s";
   summary.checkpoint = checkpoint;
-  summary.phases = {{"compute", stepping - halo},
-                    {"halo exchange", halo},
-                    {"diagnostics", seconds_of("diagnostics")},
-                    {"output", seconds_of("output")},
-                    {"checkpoint", seconds_of("checkpoint")}};
+  // The time step split into what the layers below recorded inside it (halo exchange, FFTs, ...)
+  // and the rest, which is the solver's own compute.
+  double inside = 0;
+  std::vector<std::pair<std::string, double>> parts;
+  for (const auto& [path, seconds] : phases)
+    if (path.rfind("step/", 0) == 0 && path.find('/', 5) == std::string::npos) {
+      parts.emplace_back(path.substr(5), seconds);
+      inside += seconds;
+    }
+  summary.phases.emplace_back("compute", stepping - inside);
+  summary.phases.insert(summary.phases.end(), parts.begin(), parts.end());
+  for (const char* phase : {"diagnostics", "output", "checkpoint"}) summary.phases.emplace_back(phase, seconds_of(phase));
   return summary;
 }
 

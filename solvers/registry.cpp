@@ -1,6 +1,7 @@
 #include "solvers/registry.hpp"
 
 #include "solvers/advection/advection_solver.hpp"
+#include "solvers/cfd/spectral_navier_stokes.hpp"
 
 namespace meridian::solvers {
 
@@ -8,6 +9,8 @@ const std::vector<SolverEntry>& registry() {
   static const std::vector<SolverEntry> entries{
       {"advection", "flux-form 5th-order upwind tracer transport with WRF RK3 and optional FCT",
        advection::declare_keys, advection::build},
+      {"cfd_spectral", "pseudo-spectral incompressible Navier-Stokes on a periodic box (distributed FFT)",
+       cfd::declare_keys, cfd::build},
   };
   return entries;
 }

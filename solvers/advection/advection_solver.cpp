@@ -59,7 +59,7 @@ ShapeKind shape_kind(const std::string& name) {
 
 void declare_keys(io::Schema& schema) {
   using io::KeyType;
-  solvers::declare_mesh_keys(schema);
+  solvers::declare_mesh_keys(schema, solvers::MeshKind::stencil);
   const std::string section = "advection";
   schema.add({section, "wind", KeyType::string, std::string("rotation"), "",
               "prescribed wind: uniform (periodic crossing), rotation (solid body about the centre, period 1), "

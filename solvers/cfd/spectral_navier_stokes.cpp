@@ -1,0 +1,481 @@
+#include "solvers/cfd/spectral_navier_stokes.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "mesh/reductions.hpp"
+#include "solvers/common/grid_config.hpp"
+#include "solvers/common/kokkos_math.hpp"
+#include "solvers/common/random/philox.hpp"
+
+namespace meridian::cfd {
+
+using fft::Complex;
+using ModePolicy = Kokkos::MDRangePolicy<Kokkos::Rank<3>>;
+
+namespace {
+
+// Wavenumbers of this rank's spectral block (kx, ky, kz), in units of 2 pi / length.
+struct Modes {
+  long nx, ny, nz, kx0, ky0;
+  double unit;  // 2 pi / length
+
+  KOKKOS_INLINE_FUNCTION static long signed_index(long i, long n) { return 2 * i <= n ? i : i - n; }
+  KOKKOS_INLINE_FUNCTION void integer(int i, int j, int l, long& ix, long& iy, long& iz) const {
+    ix = kx0 + i, iy = signed_index(ky0 + j, ny), iz = signed_index(l, nz);
+  }
+  KOKKOS_INLINE_FUNCTION void wavevector(int i, int j, int l, double& kx, double& ky, double& kz) const {
+    long ix, iy, iz;
+    integer(i, j, l, ix, iy, iz);
+    kx = unit * ix, ky = unit * iy, kz = unit * iz;
+  }
+  // Orszag's 2/3 rule: modes beyond a third of the grid on any axis are dropped from products.
+  KOKKOS_INLINE_FUNCTION bool resolved(int i, int j, int l) const {
+    long ix, iy, iz;
+    integer(i, j, l, ix, iy, iz);
+    return 3 * ix <= nx && 3 * (iy < 0 ? -iy : iy) <= ny && 3 * (iz < 0 ? -iz : iz) <= nz;
+  }
+  // The r2c half spectrum holds each kx once; all but kx = 0 and Nyquist stand for a conjugate pair.
+  KOKKOS_INLINE_FUNCTION double weight(int i) const {
+    const long ix = kx0 + i;
+    return ix == 0 || 2 * ix == nx ? 1.0 : 2.0;
+  }
+};
+
+Modes modes_of(const fft::DistributedFFT& fft, double length) {
+  const auto n = fft.cells();
+  const auto& b = fft.spectral_block();
+  return Modes{n[0], n[1], n[2], b.offset[0], b.offset[1], 2 * pi / length};
+}
+
+ModePolicy mode_policy(const fft::DistributedFFT& fft) {
+  const auto& c = fft.spectral_block().count;
+  return ModePolicy({0, 0, 0}, {c[0], c[1], c[2]});
+}
+
+ModePolicy cell_policy(const fft::DistributedFFT& fft) {
+  const auto& c = fft.real_block().count;
+  return ModePolicy({0, 0, 0}, {c[0], c[1], c[2]});
+}
+
+KOKKOS_INLINE_FUNCTION Complex times_i(const Complex& a) { return Complex(-a.imag(), a.real()); }
+
+SpectralNavierStokes::Vector make_vector(const fft::DistributedFFT& fft, const std::string& label) {
+  return {fft.make_spectral(label + "_x"), fft.make_spectral(label + "_y"), fft.make_spectral(label + "_z")};
+}
+
+SpectralNavierStokes::RealVector make_real_vector(const fft::DistributedFFT& fft, const std::string& label) {
+  return {fft.make_real(label + "_x"), fft.make_real(label + "_y"), fft.make_real(label + "_z")};
+}
+
+// omega_hat = i k x u_hat
+void curl(const Modes& m, const ModePolicy& policy, const SpectralNavierStokes::Vector& u,
+          const SpectralNavierStokes::Vector& omega) {
+  const auto ux = u[0], uy = u[1], uz = u[2], wx = omega[0], wy = omega[1], wz = omega[2];
+  Kokkos::parallel_for(
+      "cfd::curl", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        double kx, ky, kz;
+        m.wavevector(i, j, l, kx, ky, kz);
+        const Complex a = ux(i, j, l), b = uy(i, j, l), c = uz(i, j, l);
+        wx(i, j, l) = times_i(ky * c - kz * b);
+        wy(i, j, l) = times_i(kz * a - kx * c);
+        wz(i, j, l) = times_i(kx * b - ky * a);
+      });
+}
+
+}  // namespace
+
+void declare_keys(io::Schema& schema) {
+  using io::KeyType;
+  solvers::declare_mesh_keys(schema, solvers::MeshKind::spectral);
+  const std::string s = "cfd";
+  schema.add({s, "initial", KeyType::string, std::string("taylor_green"), "",
+              "taylor_green: u = sin x cos y cos z, v = -cos x sin y cos z, w = 0 (2-D: the same at z = 0); "
+              "random: a solenoidal field with E(k) ~ k^4 exp(-2 (k/k0)^2), the same for any rank count",
+              {"taylor_green", "random"}});
+  schema.add({s, "length", KeyType::real, 2 * pi, "length", "side of the periodic box", {}, 0, 1e12, true});
+  schema.add({s, "viscosity", KeyType::real, 1.0 / 1600, "length^2/time",
+              "kinematic viscosity nu (Taylor-Green at Re = 1600 with V0 = L = 1: 1/1600)", {}, 0, 1e6});
+  schema.add({s, "cfl", KeyType::real, 1.0, "1", "dt = cfl / max over cells of sum over axes |u_i|/h", {}, 0, 3, true});
+  schema.add({s, "dt", KeyType::real, 0.0, "time", "a fixed time step instead of the CFL one (0: use cfl)", {}, 0, 1e6});
+  schema.add({s, "forcing_rate", KeyType::real, 0.0, "1/time",
+              "linear forcing A u (Lundgren 2003) for statistically steady turbulence (0: decaying)", {}, -1e6, 1e6});
+  schema.add({s, "seed", KeyType::integer, 1L, "1", "seed of the random initial field", {}, 0, 4e18});
+  schema.add({s, "peak_wavenumber", KeyType::real, 4.0, "2 pi / length", "k0 of the random field's spectrum", {}, 0, 1e6, true});
+  schema.add({s, "initial_energy", KeyType::real, 0.5, "length^2/time^2", "kinetic energy of the random field", {}, 0, 1e12, true});
+  schema.add({s, "fft_planning", KeyType::string, std::string("estimate"), "",
+              "FFTW planning: estimate (deterministic, so restarts repeat the same bits) or measure (faster "
+              "plans, possibly other bits run to run)",
+              {"estimate", "measure"}});
+}
+
+std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
+  Settings s;
+  s.cells = solvers::grid_cells(deck);
+  const auto& grid = deck.integers("mesh", "process_grid");
+  if (grid[0] > 1) deck.fail("mesh", "process_grid", "real-space pencils keep x whole: the x entry must be 0 or 1");
+  s.process_grid = {static_cast<int>(grid[1]), static_cast<int>(grid[2])};
+  s.length = deck.real("cfd", "length");
+  s.viscosity = deck.real("cfd", "viscosity");
+  s.cfl = deck.real("cfd", "cfl");
+  s.fixed_dt = deck.real("cfd", "dt");
+  s.forcing_rate = deck.real("cfd", "forcing_rate");
+  s.initial = deck.string("cfd", "initial") == "random" ? InitialField::random : InitialField::taylor_green;
+  s.seed = static_cast<std::uint64_t>(deck.integer("cfd", "seed"));
+  s.peak_wavenumber = deck.real("cfd", "peak_wavenumber");
+  s.initial_energy = deck.real("cfd", "initial_energy");
+  s.planning = deck.string("cfd", "fft_planning") == "measure" ? fft::PlanEffort::measure : fft::PlanEffort::estimate;
+  try {
+    return std::make_unique<SpectralNavierStokes>(s, comm);
+  } catch (const mesh::DecompositionError& e) {
+    deck.fail("mesh", "process_grid", e.what());
+  }
+}
+
+SpectralNavierStokes::SpectralNavierStokes(Settings settings, MPI_Comm comm)
+    : s_(settings), fft_(comm, settings.cells, settings.process_grid, settings.planning), comm_(comm) {
+  u_hat_ = make_vector(fft_, "cfd::u_hat");
+  for (auto* v : {&a_, &b_, &c_, &d_, &v_, &scratch_}) *v = make_vector(fft_, "cfd::stage");
+  u_ = make_real_vector(fft_, "cfd::u");
+  omega_ = make_real_vector(fft_, "cfd::omega");
+  divergence_ = fft_.make_real("cfd::divergence");
+  if (s_.initial == InitialField::taylor_green)
+    set_taylor_green();
+  else
+    set_random_field();
+}
+
+void SpectralNavierStokes::to_physical(const Vector& spectral, const RealVector& physical) {
+  for (int c = 0; c < 3; ++c) fft_.backward(spectral[c], physical[c]);
+}
+
+void SpectralNavierStokes::set_taylor_green() {
+  const auto& b = fft_.real_block();
+  const auto n = fft_.cells();
+  const double h[3] = {2 * pi / n[0], 2 * pi / n[1], 2 * pi / n[2]};  // the flow's own period is the box
+  const long z0 = b.offset[0], y0 = b.offset[1];
+  const auto u = u_[0], v = u_[1], w = u_[2];
+  Kokkos::parallel_for(
+      "cfd::taylor_green", cell_policy(fft_), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        const double x = i * h[0], y = (y0 + j) * h[1], z = (z0 + k) * h[2];
+        u(k, j, i) = km::sin(x) * km::cos(y) * km::cos(z);
+        v(k, j, i) = -km::cos(x) * km::sin(y) * km::cos(z);
+        w(k, j, i) = 0.0;
+      });
+  for (int c = 0; c < 3; ++c) fft_.forward(u_[c], u_hat_[c]);
+}
+
+namespace {
+// Kinetic energy (1/2) <|u|^2> from the spectrum: with the unnormalised transform,
+// <|u|^2> = sum over k of |u_hat|^2 / N^2 (Parseval), pairs counted through the weights.
+double kinetic_energy(const Modes& m, const ModePolicy& policy, const SpectralNavierStokes::Vector& u, double cells,
+                      MPI_Comm comm) {
+  const auto ux = u[0], uy = u[1], uz = u[2];
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "cfd::energy", policy,
+      KOKKOS_LAMBDA(const int i, const int j, const int l, double& e) {
+        e += m.weight(i) * (Kokkos::abs(ux(i, j, l)) * Kokkos::abs(ux(i, j, l)) +
+                            Kokkos::abs(uy(i, j, l)) * Kokkos::abs(uy(i, j, l)) +
+                            Kokkos::abs(uz(i, j, l)) * Kokkos::abs(uz(i, j, l)));
+      },
+      sum);
+  return 0.5 * mesh::global_sum(sum, comm) / (cells * cells);
+}
+
+void scale(const ModePolicy& policy, const SpectralNavierStokes::Vector& u, double factor) {
+  for (const auto& c : u) {
+    const auto v = c;
+    Kokkos::parallel_for(
+        "cfd::scale", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) { v(i, j, l) *= factor; });
+  }
+}
+}  // namespace
+
+// Random phases and directions from Philox keyed by the global wavenumber, so every rank count
+// draws the same field; the spectrum shape sets the amplitude of each shell.
+void SpectralNavierStokes::set_random_field() {
+  const Modes m = modes_of(fft_, s_.length);
+  const auto policy = mode_policy(fft_);
+  const auto key = random::key_of(s_.seed);
+  const double k0 = s_.peak_wavenumber;
+  const auto ux = u_hat_[0], uy = u_hat_[1], uz = u_hat_[2];
+  Kokkos::parallel_for(
+      "cfd::random_field", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        long ix, iy, iz;
+        m.integer(i, j, l, ix, iy, iz);
+        const double k2 = static_cast<double>(ix * ix + iy * iy + iz * iz), k = km::sqrt(k2);
+        if (k2 == 0 || !m.resolved(i, j, l)) {
+          ux(i, j, l) = uy(i, j, l) = uz(i, j, l) = Complex(0, 0);
+          return;
+        }
+        const std::uint64_t mode = static_cast<std::uint64_t>((ix * m.ny + m.ky0 + j) * m.nz + l);
+        double g[8];
+        random::normal_pair(random::Philox4x32::generate(random::counter_of(mode, 0), key), g[0], g[1]);
+        random::normal_pair(random::Philox4x32::generate(random::counter_of(mode, 1), key), g[2], g[3]);
+        random::normal_pair(random::Philox4x32::generate(random::counter_of(mode, 2), key), g[4], g[5]);
+        Complex r[3] = {Complex(g[0], g[1]), Complex(g[2], g[3]), Complex(g[4], g[5])};
+        const double kv[3] = {static_cast<double>(ix), static_cast<double>(iy), static_cast<double>(iz)};
+        const Complex along = (kv[0] * r[0] + kv[1] * r[1] + kv[2] * r[2]) / k2;
+        // E(k) ~ k^4 exp(-2 (k/k0)^2) spread over a shell of about 4 pi k^2 modes.
+        const double amplitude = km::sqrt(k2 * km::exp(-2 * k2 / (k0 * k0)) / (4 * pi)) / k * k;
+        ux(i, j, l) = amplitude * (r[0] - kv[0] * along);
+        uy(i, j, l) = amplitude * (r[1] - kv[1] * along);
+        uz(i, j, l) = amplitude * (r[2] - kv[2] * along);
+      });
+  // A real field's spectrum is Hermitian; a round trip through physical space makes it so.
+  to_physical(u_hat_, u_);
+  for (int c = 0; c < 3; ++c) fft_.forward(u_[c], u_hat_[c]);
+  const double energy = kinetic_energy(m, policy, u_hat_, static_cast<double>(fft_.global_cells()), comm_);
+  if (energy > 0) scale(policy, u_hat_, std::sqrt(s_.initial_energy / energy));
+}
+
+// out = dealiased, projected FFT(u x omega) (+ A u_hat): the right-hand side without viscosity.
+void SpectralNavierStokes::nonlinear(const Vector& u_hat, const Vector& out) {
+  const Modes m = modes_of(fft_, s_.length);
+  const auto policy = mode_policy(fft_);
+  curl(m, policy, u_hat, scratch_);
+  to_physical(u_hat, u_);
+  to_physical(scratch_, omega_);
+  const auto ux = u_[0], uy = u_[1], uz = u_[2], wx = omega_[0], wy = omega_[1], wz = omega_[2];
+  Kokkos::parallel_for(
+      "cfd::cross_product", cell_policy(fft_), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        const double a = ux(k, j, i), b = uy(k, j, i), c = uz(k, j, i);
+        const double p = wx(k, j, i), q = wy(k, j, i), r = wz(k, j, i);
+        wx(k, j, i) = b * r - c * q;
+        wy(k, j, i) = c * p - a * r;
+        wz(k, j, i) = a * q - b * p;
+      });
+  for (int c = 0; c < 3; ++c) fft_.forward(omega_[c], out[c]);
+  const auto nx = out[0], ny = out[1], nz = out[2];
+  const auto vx = u_hat[0], vy = u_hat[1], vz = u_hat[2];
+  const double forcing = s_.forcing_rate;
+  Kokkos::parallel_for(
+      "cfd::project", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        double kx, ky, kz;
+        m.wavevector(i, j, l, kx, ky, kz);
+        const double k2 = kx * kx + ky * ky + kz * kz;
+        if (k2 == 0 || !m.resolved(i, j, l)) {
+          // The mean flow is conserved and the aliased modes take no part.
+          nx(i, j, l) = ny(i, j, l) = nz(i, j, l) = Complex(0, 0);
+          return;
+        }
+        const Complex a = nx(i, j, l), b = ny(i, j, l), c = nz(i, j, l);
+        const Complex along = (kx * a + ky * b + kz * c) / k2;
+        nx(i, j, l) = a - kx * along + forcing * vx(i, j, l);
+        ny(i, j, l) = b - ky * along + forcing * vy(i, j, l);
+        nz(i, j, l) = c - kz * along + forcing * vz(i, j, l);
+      });
+}
+
+double SpectralNavierStokes::max_speed_ratio() {
+  to_physical(u_hat_, u_);
+  const auto n = fft_.cells();
+  const double inverse_h[3] = {n[0] / s_.length, n[1] / s_.length, n[2] / s_.length};
+  const auto ux = u_[0], uy = u_[1], uz = u_[2];
+  double largest = 0;
+  Kokkos::parallel_reduce(
+      "cfd::speed", cell_policy(fft_),
+      KOKKOS_LAMBDA(const int k, const int j, const int i, double& m) {
+        const double r = km::fabs(ux(k, j, i)) * inverse_h[0] + km::fabs(uy(k, j, i)) * inverse_h[1] +
+                         km::fabs(uz(k, j, i)) * inverse_h[2];
+        m = max_of(m, r);
+      },
+      Kokkos::Max<double>(largest));
+  return mesh::global_max(largest, comm_);
+}
+
+double SpectralNavierStokes::stable_dt(double) {
+  last_ratio_ = max_speed_ratio();
+  if (s_.fixed_dt > 0) return s_.fixed_dt;
+  return last_ratio_ > 0 ? s_.cfl / last_ratio_ : 1e300;  // a flow at rest: the driver's next stop decides
+}
+
+// Classical RK4 in the integrating-factor frame (Lawson 1967): the viscous decay exp(-nu k^2 t) of
+// every mode is exact, and RK4 integrates only the nonlinear term. E(h) = exp(-nu k^2 h).
+void SpectralNavierStokes::step(double, double dt) {
+  const Modes m = modes_of(fft_, s_.length);
+  const auto policy = mode_policy(fft_);
+  const double nu = s_.viscosity, h = dt;
+  // A stage input, mode by mode: target = E(e_u h) u_hat + f h E(e_x h) x.
+  const auto combine = [&](const Vector& target, double e_u, double f, const Vector& x, double e_x) {
+    for (int c = 0; c < 3; ++c) {
+      const auto t = target[c], u = u_hat_[c], xc = x[c];
+      Kokkos::parallel_for(
+          "cfd::rk_stage_input", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
+            double kx, ky, kz;
+            m.wavevector(i, j, l, kx, ky, kz);
+            const double decay = -nu * (kx * kx + ky * ky + kz * kz) * h;
+            t(i, j, l) = km::exp(decay * e_u) * u(i, j, l) + f * h * km::exp(decay * e_x) * xc(i, j, l);
+          });
+    }
+  };
+  nonlinear(u_hat_, a_);
+  combine(v_, 0.5, 0.5, a_, 0.5);  // v = E(h/2) (u + h/2 a)
+  nonlinear(v_, b_);
+  combine(v_, 0.5, 0.5, b_, 0.0);  // v = E(h/2) u + h/2 b
+  nonlinear(v_, c_);
+  combine(v_, 1.0, 1.0, c_, 0.5);  // v = E(h) u + h E(h/2) c
+  nonlinear(v_, d_);
+  for (int c = 0; c < 3; ++c) {
+    const auto u = u_hat_[c], a = a_[c], b = b_[c], cc = c_[c], d = d_[c];
+    Kokkos::parallel_for(
+        "cfd::rk_update", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
+          double kx, ky, kz;
+          m.wavevector(i, j, l, kx, ky, kz);
+          const double decay = -nu * (kx * kx + ky * ky + kz * kz) * h;
+          const double full = km::exp(decay), half = km::exp(0.5 * decay);
+          u(i, j, l) = full * u(i, j, l) + (h / 6) * (full * a(i, j, l) + 2 * half * (b(i, j, l) + cc(i, j, l)) + d(i, j, l));
+        });
+  }
+  last_dt_ = dt;
+}
+
+std::vector<solvers::Scalar> SpectralNavierStokes::diagnostics(double time) {
+  const Modes m = modes_of(fft_, s_.length);
+  const auto policy = mode_policy(fft_);
+  const double cells = static_cast<double>(fft_.global_cells());
+  const double energy = kinetic_energy(m, policy, u_hat_, cells, comm_);
+  curl(m, policy, u_hat_, scratch_);
+  const double enstrophy = kinetic_energy(m, policy, scratch_, cells, comm_);  // (1/2) <|omega|^2>
+  // The divergence in physical space, from i k . u_hat.
+  const auto ux = u_hat_[0], uy = u_hat_[1], uz = u_hat_[2], div = scratch_[0];
+  Kokkos::parallel_for(
+      "cfd::divergence", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        double kx, ky, kz;
+        m.wavevector(i, j, l, kx, ky, kz);
+        div(i, j, l) = times_i(kx * ux(i, j, l) + ky * uy(i, j, l) + kz * uz(i, j, l));
+      });
+  fft_.backward(div, divergence_);
+  const auto d = divergence_;
+  double largest = 0;
+  Kokkos::parallel_reduce(
+      "cfd::max_divergence", cell_policy(fft_),
+      KOKKOS_LAMBDA(const int k, const int j, const int i, double& x) { x = max_of(x, km::fabs(d(k, j, i))); },
+      Kokkos::Max<double>(largest));
+  // -dE/dt between this record and the previous one (NaN at the first).
+  const double decay_rate = previous_energy_ >= 0 && time > previous_time_
+                                ? (previous_energy_ - energy) / (time - previous_time_)
+                                : std::nan("");
+  previous_energy_ = energy, previous_time_ = time;
+  return {{"kinetic_energy", energy},
+          {"enstrophy", enstrophy},
+          {"dissipation", 2 * s_.viscosity * enstrophy},
+          {"energy_decay_rate", decay_rate, false},
+          {"max_divergence", mesh::global_max(largest, comm_)}};
+}
+
+std::vector<solvers::Scalar> SpectralNavierStokes::progress(double dt) const { return {{"cfl", dt * last_ratio_}}; }
+
+std::string SpectralNavierStokes::layout() const {
+  const auto n = fft_.cells();
+  const auto g = fft_.process_grid();
+  std::ostringstream out;
+  out << g[0] * g[1] << " ranks as " << g[0] << " x " << g[1] << (g[1] == 1 ? " (slabs)" : " (pencils)") << ", "
+      << n[0] << " x " << n[1] << " x " << n[2] << " modes";
+  return out.str();
+}
+
+std::vector<double> SpectralNavierStokes::energy_spectrum() const {
+  const Modes m = modes_of(fft_, s_.length);
+  const auto n = fft_.cells();
+  const long shells = static_cast<long>(std::sqrt(double(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])) / 2) + 2;
+  std::vector<double> local(shells, 0.0), global(shells, 0.0);
+  const auto& count = fft_.spectral_block().count;
+  const double cells = static_cast<double>(fft_.global_cells());
+  std::array<fft::ComplexPencil::HostMirror, 3> u;
+  for (int c = 0; c < 3; ++c) u[c] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u_hat_[c]);
+  for (int i = 0; i < count[0]; ++i)
+    for (int j = 0; j < count[1]; ++j)
+      for (int l = 0; l < count[2]; ++l) {
+        long ix, iy, iz;
+        m.integer(i, j, l, ix, iy, iz);
+        const long shell = std::lround(std::sqrt(double(ix * ix + iy * iy + iz * iz)));
+        double e = 0;
+        for (int c = 0; c < 3; ++c) e += std::norm(std::complex<double>(u[c](i, j, l).real(), u[c](i, j, l).imag()));
+        local[shell] += 0.5 * m.weight(i) * e / (cells * cells);
+      }
+  MPI_Allreduce(local.data(), global.data(), static_cast<int>(shells), MPI_DOUBLE, MPI_SUM, comm_);
+  return global;
+}
+
+io::DatasetBox SpectralNavierStokes::real_box(const std::string& name) const {
+  const auto& b = fft_.real_block();
+  const auto n = fft_.cells();
+  io::DatasetBox box;
+  box.name = name;
+  box.units = "length/time";
+  const bool three_d = n[2] > 1;
+  for (int axis = three_d ? 0 : 1; axis < 3; ++axis) {  // (z, y, x); a 2-D field drops z
+    box.global.push_back(n[2 - axis]);
+    box.offset.push_back(b.offset[axis]);
+    box.count.push_back(b.count[axis]);
+  }
+  io::Geometry g;
+  g.dimensions = three_d ? 3 : 2;
+  for (int axis = 0; axis < 3; ++axis) g.spacing[axis] = s_.length / n[axis];
+  box.geometry = g;
+  return box;
+}
+
+std::vector<io::HostDataset> SpectralNavierStokes::output_fields() {
+  const Modes m = modes_of(fft_, s_.length);
+  to_physical(u_hat_, u_);
+  curl(m, mode_policy(fft_), u_hat_, scratch_);
+  to_physical(scratch_, omega_);
+  std::vector<io::HostDataset> out;
+  const char* names[6] = {"u", "v", "w", "vorticity_x", "vorticity_y", "vorticity_z"};
+  for (int f = 0; f < 6; ++f) {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f < 3 ? u_[f] : omega_[f - 3]);
+    io::HostDataset d{real_box(std::string("fields/") + names[f]), {host.data(), host.data() + host.size()}};
+    if (f >= 3) d.box.units = "1/time";
+    out.push_back(std::move(d));
+  }
+  const auto spectrum = energy_spectrum();
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  io::HostDataset e{io::DatasetBox{"spectrum/energy", {spectrum.size()}, {0}, {rank == 0 ? spectrum.size() : 0}}, {}};
+  e.box.units = "length^3/time^2 per shell of unit width in 2 pi / length";
+  if (rank == 0) e.values = spectrum;
+  out.push_back(std::move(e));
+  return out;
+}
+
+std::vector<io::DatasetBox> SpectralNavierStokes::state_layout() const {
+  const auto& b = fft_.spectral_block();
+  const auto n = fft_.cells();
+  std::vector<io::DatasetBox> boxes;
+  for (const char* c : {"x", "y", "z"}) {
+    io::DatasetBox box{std::string("state/u_hat_") + c,
+                       {static_cast<unsigned long long>(n[0] / 2 + 1), static_cast<unsigned long long>(n[1]),
+                        static_cast<unsigned long long>(n[2])},
+                       {static_cast<unsigned long long>(b.offset[0]), static_cast<unsigned long long>(b.offset[1]), 0},
+                       {static_cast<unsigned long long>(b.count[0]), static_cast<unsigned long long>(b.count[1]),
+                        static_cast<unsigned long long>(b.count[2])}};
+    box.complex = true;
+    box.units = "unnormalised Fourier coefficients of velocity";
+    boxes.push_back(box);
+  }
+  return boxes;
+}
+
+std::vector<io::HostDataset> SpectralNavierStokes::state() {
+  std::vector<io::HostDataset> out;
+  const auto boxes = state_layout();
+  for (int c = 0; c < 3; ++c) {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u_hat_[c]);
+    const double* values = reinterpret_cast<const double*>(host.data());
+    out.push_back({boxes[c], {values, values + 2 * host.size()}});
+  }
+  return out;
+}
+
+void SpectralNavierStokes::restore(const std::vector<io::HostDataset>& state) {
+  for (int c = 0; c < 3; ++c) {
+    auto host = Kokkos::create_mirror_view(u_hat_[c]);
+    std::copy(state.at(c).values.begin(), state.at(c).values.end(), reinterpret_cast<double*>(host.data()));
+    Kokkos::deep_copy(u_hat_[c], host);
+  }
+}
+
+}  // namespace meridian::cfd
