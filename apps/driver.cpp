@@ -232,6 +232,8 @@ std::string Run::write_checkpoint() {
                             [this](io::H5File& file) {
                               state_.history.write(file, "diagnostics");
                               file.write_series("run/output_times", state_.output_times);
+                              for (const auto& s : solver_->state_scalars())
+                                file.set_attribute("state " + s.name, s.value);
                             });
 }
 
@@ -265,6 +267,9 @@ void Run::restore_checkpoint(const std::string& path) {
   for (const auto& box : solver_->state_layout()) state.push_back({box, {}});
   io::read_checkpoint_state(file, state, comm_);
   solver_->restore(state);
+  auto scalars = solver_->state_scalars();
+  for (auto& s : scalars) s.value = file.real_attribute("state " + s.name);
+  solver_->restore_scalars(scalars);
   state_.time = stamp.time;
   state_.step = stamp.step;
   state_.history = io::TimeSeries::read(file, "diagnostics");

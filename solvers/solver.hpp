@@ -48,6 +48,10 @@ class Solver {
   // The boxes this rank holds of each state dataset, to read a checkpoint into.
   virtual std::vector<io::DatasetBox> state_layout() const = 0;
   virtual void restore(const std::vector<io::HostDataset>& state) = 0;
+  // Scalars that belong to the state too (running sums, the previous record of a rate), stored as
+  // checkpoint attributes; restore_scalars receives the same names with the saved values.
+  virtual std::vector<Scalar> state_scalars() const { return {}; }
+  virtual void restore_scalars(const std::vector<Scalar>& scalars) {}
 };
 
 }  // namespace meridian::solvers

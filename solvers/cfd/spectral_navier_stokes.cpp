@@ -478,4 +478,14 @@ void SpectralNavierStokes::restore(const std::vector<io::HostDataset>& state) {
   }
 }
 
+// The energy of the last diagnostics record, so -dE/dt continues across a restart.
+std::vector<solvers::Scalar> SpectralNavierStokes::state_scalars() const {
+  return {{"previous_energy", previous_energy_}, {"previous_time", previous_time_}};
+}
+
+void SpectralNavierStokes::restore_scalars(const std::vector<solvers::Scalar>& scalars) {
+  previous_energy_ = scalars.at(0).value;
+  previous_time_ = scalars.at(1).value;
+}
+
 }  // namespace meridian::cfd

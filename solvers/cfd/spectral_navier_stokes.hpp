@@ -53,6 +53,8 @@ class SpectralNavierStokes final : public solvers::Solver {
   std::vector<io::HostDataset> state() override;
   std::vector<io::DatasetBox> state_layout() const override;
   void restore(const std::vector<io::HostDataset>& state) override;
+  std::vector<solvers::Scalar> state_scalars() const override;
+  void restore_scalars(const std::vector<solvers::Scalar>& scalars) override;
 
   // The shell-averaged energy spectrum E(k) for integer |k| (in units of 2 pi / length), on every rank.
   std::vector<double> energy_spectrum() const;

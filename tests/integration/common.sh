@@ -17,3 +17,19 @@ fail() {
   echo "FAIL: $*" >&2
   exit 1
 }
+
+# run_in_two_parts RANKS_BEFORE RANKS_AFTER STEPS FOLDER DECK SETTINGS...: the first STEPS steps,
+# a checkpoint, then a restart from it to the end, on the rank counts given.
+run_in_two_parts() {
+  local before=$1 after=$2 steps=$3 folder=$4 deck=$5
+  shift 5
+  meridian_on "$before" run "$deck" "$@" --set run.max_steps="$steps" --output "$folder" > "$folder.first.log"
+  ls "$folder/checkpoints/" | grep -q "checkpoint_0*$steps.h5" || fail "no checkpoint at step $steps"
+  meridian_on "$after" run "$deck" "$@" --restart latest --output "$folder" > "$folder.second.log"
+  grep -q "restarting from" "$folder.second.log" || fail "the second part did not restart"
+}
+
+# steps_in LOG: the number of steps a run reports in its summary.
+steps_in() {
+  grep -o 'steps  *[0-9]*' "$1" | head -1 | grep -o '[0-9]*$'
+}

@@ -5,18 +5,11 @@ deck="$SOURCE_DIR/configs/advection/deformational_flow.toml"
 settings=(--set mesh.nx=48 --set mesh.ny=48 --set run.end_time=0.3 --set run.output_interval=0.1
           --set run.diagnostics_every=3 --set run.progress_every=1000)
 meridian_on 2 run "$deck" "${settings[@]}" --output "$work/whole" > "$work/whole.log"
-steps=$(grep -o 'steps  *[0-9]*' "$work/whole.log" | head -1 | grep -o '[0-9]*$')
-half=$((steps / 2))
-[ "$half" -gt 2 ] || fail "too few steps ($steps) to split"
-
-meridian_on 2 run "$deck" "${settings[@]}" --set run.max_steps=$half --output "$work/split" > "$work/first.log"
-ls "$work/split/checkpoints/" | grep -q "checkpoint_0*$half.h5" || fail "no checkpoint at step $half"
-meridian_on 2 run "$deck" "${settings[@]}" --restart latest --output "$work/split" > "$work/second.log"
-grep -q "restarting from" "$work/second.log" || fail "the second run did not restart"
+half=$(($(steps_in "$work/whole.log") / 2))
+[ "$half" -gt 2 ] || fail "too few steps to split"
+run_in_two_parts 2 2 "$half" "$work/split" "$deck" "${settings[@]}"
 $compare "$work/whole" "$work/split"
-
-meridian_on 4 run "$deck" "${settings[@]}" --set run.max_steps=$half --output "$work/four" > "$work/four.log"
-meridian_on 2 run "$deck" "${settings[@]}" --restart latest --output "$work/four" > "$work/two.log"
+run_in_two_parts 4 2 "$half" "$work/four" "$deck" "${settings[@]}"
 $compare "$work/whole" "$work/four"
 
 # A restart that changes the grid is refused with exit code 3 and names the key.
