@@ -107,13 +107,23 @@ ComplexPencil DistributedFFT::make_spectral(const std::string& label) const {
 
 void DistributedFFT::transpose(const Transpose& t, const ComplexPencil& from, const ComplexPencil& to) {
   timing::ScopedTimer timer("fft transpose");
+  const auto from_axis = t.from_axis, to_axis = t.to_axis;
+  if (t.parts == 1) {  // nothing to exchange: one local reordering instead of pack, copy and unpack
+    const long kept = t.kept, gathered = t.gathered, scattered = t.scattered;
+    Kokkos::parallel_for(
+        "fft::reorder", Kokkos::RangePolicy<>(0, kept * gathered * scattered), KOKKOS_LAMBDA(const long n) {
+          const long k = n / (gathered * scattered), g = (n / scattered) % gathered, s = n % scattered;
+          element(to, to_axis, k, g, s) = element(from, from_axis, k, g, s);
+        });
+    Kokkos::fence();
+    return;
+  }
   std::vector<int> send_counts(t.parts), send_offsets(t.parts), receive_counts(t.parts), receive_offsets(t.parts);
   const long my_gathered = block_size(t.gathered, t.parts, t.me), my_scattered = block_size(t.scattered, t.parts, t.me);
   long sent = 0, received = 0;
   const Kokkos::View<Complex*> send(reinterpret_cast<Complex*>(send_.data()), send_.extent(0) / 2);
   const Kokkos::View<Complex*> receive(reinterpret_cast<Complex*>(receive_.data()), receive_.extent(0) / 2);
   const long kept = t.kept;
-  const auto from_axis = t.from_axis, to_axis = t.to_axis;
   for (int p = 0; p < t.parts; ++p) {
     // To rank p goes the slice of the scattered axis it will own; packed in (kept, gathered, scattered) order.
     const long width = block_size(t.scattered, t.parts, p), first = block_offset(t.scattered, t.parts, p);
