@@ -93,7 +93,13 @@ void print_info() {
 #else
             << "CUDA     Kokkos CUDA backend not enabled\n"
 #endif
-            << "cuFFT    not built in\ncuSPARSE not built in\n";
+#ifdef MERIDIAN_HAVE_CUFFT
+            << "cuFFT    built in (the Kokkos-free unit; the FFT uses it when Kokkos has CUDA)\n"
+#else
+            << "cuFFT    not built in (no CUDA toolkit at configure time)\n"
+#endif
+            << "FFTW     built in (host FFT backend)\n"
+            << "cuSPARSE not built in\n";
 }
 
 int check(const Command& command) {

@@ -103,6 +103,10 @@ void declare_keys(io::Schema& schema) {
   schema.add({s, "seed", KeyType::integer, 1L, "1", "seed of the random initial field", {}, 0, 4e18});
   schema.add({s, "peak_wavenumber", KeyType::real, 4.0, "2 pi / length", "k0 of the random field's spectrum", {}, 0, 1e6, true});
   schema.add({s, "initial_energy", KeyType::real, 0.5, "length^2/time^2", "kinetic energy of the random field", {}, 0, 1e12, true});
+  schema.add({s, "passive_scalar", KeyType::boolean, false, "",
+              "carry a passive scalar theta, starting from theta = cos x cos y cos z (2-D: cos x cos y)"});
+  schema.add({s, "scalar_diffusivity", KeyType::real, 1.0 / 1600, "length^2/time", "diffusivity kappa of theta",
+              {}, 0, 1e6});
   schema.add({s, "fft_planning", KeyType::string, std::string("estimate"), "",
               "FFTW planning: estimate (deterministic, so restarts repeat the same bits) or measure (faster "
               "plans, possibly other bits run to run)",
@@ -124,6 +128,8 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   s.seed = static_cast<std::uint64_t>(deck.integer("cfd", "seed"));
   s.peak_wavenumber = deck.real("cfd", "peak_wavenumber");
   s.initial_energy = deck.real("cfd", "initial_energy");
+  s.passive_scalar = deck.boolean("cfd", "passive_scalar");
+  s.scalar_diffusivity = deck.real("cfd", "scalar_diffusivity");
   s.planning = deck.string("cfd", "fft_planning") == "measure" ? fft::PlanEffort::measure : fft::PlanEffort::estimate;
   try {
     return std::make_unique<SpectralNavierStokes>(s, comm);
@@ -134,8 +140,12 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
 
 SpectralNavierStokes::SpectralNavierStokes(Settings settings, MPI_Comm comm)
     : s_(settings), fft_(comm, settings.cells, settings.process_grid, settings.planning), comm_(comm) {
-  u_hat_ = make_vector(fft_, "cfd::u_hat");
-  for (auto* v : {&a_, &b_, &c_, &d_, &v_, &scratch_}) *v = make_vector(fft_, "cfd::stage");
+  diffusivity_ = {s_.viscosity, s_.viscosity, s_.viscosity};
+  if (s_.passive_scalar) diffusivity_.push_back(s_.scalar_diffusivity);
+  for (auto* f : {&state_, &a_, &b_, &c_, &d_, &v_})
+    for (std::size_t c = 0; c < diffusivity_.size(); ++c) f->push_back(fft_.make_spectral("cfd::field"));
+  u_hat_ = {state_[0], state_[1], state_[2]};
+  scratch_ = make_vector(fft_, "cfd::scratch");
   u_ = make_real_vector(fft_, "cfd::u");
   omega_ = make_real_vector(fft_, "cfd::omega");
   divergence_ = fft_.make_real("cfd::divergence");
@@ -143,6 +153,20 @@ SpectralNavierStokes::SpectralNavierStokes(Settings settings, MPI_Comm comm)
     set_taylor_green();
   else
     set_random_field();
+  if (s_.passive_scalar) set_scalar();
+}
+
+void SpectralNavierStokes::set_scalar() {
+  const auto& b = fft_.real_block();
+  const auto n = fft_.cells();
+  const double h[3] = {2 * pi / n[0], 2 * pi / n[1], 2 * pi / n[2]};
+  const long z0 = b.offset[0], y0 = b.offset[1];
+  const auto theta = divergence_;
+  Kokkos::parallel_for(
+      "cfd::initial_scalar", cell_policy(fft_), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        theta(k, j, i) = km::cos(i * h[0]) * km::cos((y0 + j) * h[1]) * km::cos((z0 + k) * h[2]);
+      });
+  fft_.forward(divergence_, state_[3]);
 }
 
 void SpectralNavierStokes::to_physical(const Vector& spectral, const RealVector& physical) {
@@ -166,20 +190,22 @@ void SpectralNavierStokes::set_taylor_green() {
 }
 
 namespace {
-// Kinetic energy (1/2) <|u|^2> from the spectrum: with the unnormalised transform,
-// <|u|^2> = sum over k of |u_hat|^2 / N^2 (Parseval), pairs counted through the weights.
-double kinetic_energy(const Modes& m, const ModePolicy& policy, const SpectralNavierStokes::Vector& u, double cells,
-                      MPI_Comm comm) {
-  const auto ux = u[0], uy = u[1], uz = u[2];
+// (1/2) <|f|^2> summed over the given fields, from their spectra: with the unnormalised
+// transform, <|f|^2> = sum over k of |f_hat|^2 / N^2 (Parseval), pairs counted through the weights.
+template <class Pencils>
+double half_mean_square(const Modes& m, const ModePolicy& policy, const Pencils& fields, double cells, MPI_Comm comm) {
   double sum = 0;
-  Kokkos::parallel_reduce(
-      "cfd::energy", policy,
-      KOKKOS_LAMBDA(const int i, const int j, const int l, double& e) {
-        e += m.weight(i) * (Kokkos::abs(ux(i, j, l)) * Kokkos::abs(ux(i, j, l)) +
-                            Kokkos::abs(uy(i, j, l)) * Kokkos::abs(uy(i, j, l)) +
-                            Kokkos::abs(uz(i, j, l)) * Kokkos::abs(uz(i, j, l)));
-      },
-      sum);
+  for (const auto& field : fields) {
+    const auto f = field;
+    double part = 0;
+    Kokkos::parallel_reduce(
+        "cfd::mean_square", policy,
+        KOKKOS_LAMBDA(const int i, const int j, const int l, double& e) {
+          e += m.weight(i) * Kokkos::abs(f(i, j, l)) * Kokkos::abs(f(i, j, l));
+        },
+        part);
+    sum += part;
+  }
   return 0.5 * mesh::global_sum(sum, comm) / (cells * cells);
 }
 
@@ -226,12 +252,14 @@ void SpectralNavierStokes::set_random_field() {
   // A real field's spectrum is Hermitian; a round trip through physical space makes it so.
   to_physical(u_hat_, u_);
   for (int c = 0; c < 3; ++c) fft_.forward(u_[c], u_hat_[c]);
-  const double energy = kinetic_energy(m, policy, u_hat_, static_cast<double>(fft_.global_cells()), comm_);
+  const double energy = half_mean_square(m, policy, u_hat_, static_cast<double>(fft_.global_cells()), comm_);
   if (energy > 0) scale(policy, u_hat_, std::sqrt(s_.initial_energy / energy));
 }
 
-// out = dealiased, projected FFT(u x omega) (+ A u_hat): the right-hand side without viscosity.
-void SpectralNavierStokes::nonlinear(const Vector& u_hat, const Vector& out) {
+// out = dealiased, projected FFT(u x omega) (+ A u_hat), and -FFT(u . grad theta) for the scalar:
+// the right-hand sides without diffusion.
+void SpectralNavierStokes::nonlinear(const Fields& in, const Fields& out) {
+  const Vector u_hat{in[0], in[1], in[2]};
   const Modes m = modes_of(fft_, s_.length);
   const auto policy = mode_policy(fft_);
   curl(m, policy, u_hat, scratch_);
@@ -266,6 +294,41 @@ void SpectralNavierStokes::nonlinear(const Vector& u_hat, const Vector& out) {
         ny(i, j, l) = b - ky * along + forcing * vy(i, j, l);
         nz(i, j, l) = c - kz * along + forcing * vz(i, j, l);
       });
+  if (s_.passive_scalar) scalar_advection(in[3], out[3]);
+}
+
+// grad theta into scratch_, in Fourier space.
+void SpectralNavierStokes::scalar_gradient(const fft::ComplexPencil& theta_hat) {
+  const Modes m = modes_of(fft_, s_.length);
+  const auto gx = scratch_[0], gy = scratch_[1], gz = scratch_[2];
+  Kokkos::parallel_for(
+      "cfd::scalar_gradient", mode_policy(fft_), KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        double kx, ky, kz;
+        m.wavevector(i, j, l, kx, ky, kz);
+        const Complex t = times_i(theta_hat(i, j, l));
+        gx(i, j, l) = kx * t, gy(i, j, l) = ky * t, gz(i, j, l) = kz * t;
+      });
+}
+
+// -u . grad theta, with u in physical space already (left in u_ by the velocity part).
+void SpectralNavierStokes::scalar_advection(const fft::ComplexPencil& theta_hat, const fft::ComplexPencil& out) {
+  const Modes m = modes_of(fft_, s_.length);
+  scalar_gradient(theta_hat);
+  to_physical(scratch_, omega_);
+  const auto ux = u_[0], uy = u_[1], uz = u_[2], dx = omega_[0], dy = omega_[1], dz = omega_[2];
+  const auto advection = divergence_;
+  Kokkos::parallel_for(
+      "cfd::scalar_advection", cell_policy(fft_), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        advection(k, j, i) = -(ux(k, j, i) * dx(k, j, i) + uy(k, j, i) * dy(k, j, i) + uz(k, j, i) * dz(k, j, i));
+      });
+  fft_.forward(divergence_, out);
+  Kokkos::parallel_for(
+      "cfd::scalar_dealias", mode_policy(fft_), KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        long ix, iy, iz;
+        m.integer(i, j, l, ix, iy, iz);
+        // The mean of theta is conserved and the aliased modes take no part.
+        if (!m.resolved(i, j, l) || (ix == 0 && iy == 0 && iz == 0)) out(i, j, l) = Complex(0, 0);
+      });
 }
 
 double SpectralNavierStokes::max_speed_ratio() {
@@ -296,11 +359,12 @@ double SpectralNavierStokes::stable_dt(double) {
 void SpectralNavierStokes::step(double, double dt) {
   const Modes m = modes_of(fft_, s_.length);
   const auto policy = mode_policy(fft_);
-  const double nu = s_.viscosity, h = dt;
+  const double h = dt;
   // A stage input, mode by mode: target = E(e_u h) u_hat + f h E(e_x h) x.
-  const auto combine = [&](const Vector& target, double e_u, double f, const Vector& x, double e_x) {
-    for (int c = 0; c < 3; ++c) {
-      const auto t = target[c], u = u_hat_[c], xc = x[c];
+  const auto combine = [&](const Fields& target, double e_u, double f, const Fields& x, double e_x) {
+    for (std::size_t c = 0; c < state_.size(); ++c) {
+      const double nu = diffusivity_[c];
+      const auto t = target[c], u = state_[c], xc = x[c];
       Kokkos::parallel_for(
           "cfd::rk_stage_input", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
             double kx, ky, kz;
@@ -310,15 +374,16 @@ void SpectralNavierStokes::step(double, double dt) {
           });
     }
   };
-  nonlinear(u_hat_, a_);
+  nonlinear(state_, a_);
   combine(v_, 0.5, 0.5, a_, 0.5);  // v = E(h/2) (u + h/2 a)
   nonlinear(v_, b_);
   combine(v_, 0.5, 0.5, b_, 0.0);  // v = E(h/2) u + h/2 b
   nonlinear(v_, c_);
   combine(v_, 1.0, 1.0, c_, 0.5);  // v = E(h) u + h E(h/2) c
   nonlinear(v_, d_);
-  for (int c = 0; c < 3; ++c) {
-    const auto u = u_hat_[c], a = a_[c], b = b_[c], cc = c_[c], d = d_[c];
+  for (std::size_t c = 0; c < state_.size(); ++c) {
+    const double nu = diffusivity_[c];
+    const auto u = state_[c], a = a_[c], b = b_[c], cc = c_[c], d = d_[c];
     Kokkos::parallel_for(
         "cfd::rk_update", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
           double kx, ky, kz;
@@ -335,9 +400,9 @@ std::vector<solvers::Scalar> SpectralNavierStokes::diagnostics(double time) {
   const Modes m = modes_of(fft_, s_.length);
   const auto policy = mode_policy(fft_);
   const double cells = static_cast<double>(fft_.global_cells());
-  const double energy = kinetic_energy(m, policy, u_hat_, cells, comm_);
+  const double energy = half_mean_square(m, policy, u_hat_, cells, comm_);
   curl(m, policy, u_hat_, scratch_);
-  const double enstrophy = kinetic_energy(m, policy, scratch_, cells, comm_);  // (1/2) <|omega|^2>
+  const double enstrophy = half_mean_square(m, policy, scratch_, cells, comm_);  // (1/2) <|omega|^2>
   // The divergence in physical space, from i k . u_hat.
   const auto ux = u_hat_[0], uy = u_hat_[1], uz = u_hat_[2], div = scratch_[0];
   Kokkos::parallel_for(
@@ -358,11 +423,18 @@ std::vector<solvers::Scalar> SpectralNavierStokes::diagnostics(double time) {
                                 ? (previous_energy_ - energy) / (time - previous_time_)
                                 : std::nan("");
   previous_energy_ = energy, previous_time_ = time;
-  return {{"kinetic_energy", energy},
-          {"enstrophy", enstrophy},
-          {"dissipation", 2 * s_.viscosity * enstrophy},
-          {"energy_decay_rate", decay_rate, false},
-          {"max_divergence", mesh::global_max(largest, comm_)}};
+  std::vector<solvers::Scalar> out{{"kinetic_energy", energy},
+                                   {"enstrophy", enstrophy},
+                                   {"dissipation", 2 * s_.viscosity * enstrophy},
+                                   {"energy_decay_rate", decay_rate, false},
+                                   {"max_divergence", mesh::global_max(largest, comm_)}};
+  if (s_.passive_scalar) {
+    // Variance (1/2) <theta^2> and its dissipation kappa <|grad theta|^2>.
+    scalar_gradient(state_[3]);
+    out.push_back({"scalar_variance", half_mean_square(m, policy, Fields{state_[3]}, cells, comm_)});
+    out.push_back({"scalar_dissipation", 2 * s_.scalar_diffusivity * half_mean_square(m, policy, scratch_, cells, comm_)});
+  }
+  return out;
 }
 
 std::vector<solvers::Scalar> SpectralNavierStokes::progress(double dt) const { return {{"cfl", dt * last_ratio_}}; }
@@ -404,7 +476,6 @@ io::DatasetBox SpectralNavierStokes::real_box(const std::string& name) const {
   const auto n = fft_.cells();
   io::DatasetBox box;
   box.name = name;
-  box.units = "length/time";
   const bool three_d = n[2] > 1;
   for (int axis = three_d ? 0 : 1; axis < 3; ++axis) {  // (z, y, x); a 2-D field drops z
     box.global.push_back(n[2 - axis]);
@@ -424,12 +495,17 @@ std::vector<io::HostDataset> SpectralNavierStokes::output_fields() {
   curl(m, mode_policy(fft_), u_hat_, scratch_);
   to_physical(scratch_, omega_);
   std::vector<io::HostDataset> out;
-  const char* names[6] = {"u", "v", "w", "vorticity_x", "vorticity_y", "vorticity_z"};
-  for (int f = 0; f < 6; ++f) {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f < 3 ? u_[f] : omega_[f - 3]);
-    io::HostDataset d{real_box(std::string("fields/") + names[f]), {host.data(), host.data() + host.size()}};
-    if (f >= 3) d.box.units = "1/time";
+  const auto add = [&out, this](const fft::RealPencil& field, const char* name, const char* units) {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+    io::HostDataset d{real_box(std::string("fields/") + name), {host.data(), host.data() + host.size()}};
+    d.box.units = units;
     out.push_back(std::move(d));
+  };
+  const char* names[6] = {"u", "v", "w", "vorticity_x", "vorticity_y", "vorticity_z"};
+  for (int f = 0; f < 6; ++f) add(f < 3 ? u_[f] : omega_[f - 3], names[f], f < 3 ? "length/time" : "1/time");
+  if (s_.passive_scalar) {
+    fft_.backward(state_[3], divergence_);
+    add(divergence_, "scalar", "scalar units");
   }
   const auto spectrum = energy_spectrum();
   int rank = 0;
@@ -445,15 +521,16 @@ std::vector<io::DatasetBox> SpectralNavierStokes::state_layout() const {
   const auto& b = fft_.spectral_block();
   const auto n = fft_.cells();
   std::vector<io::DatasetBox> boxes;
-  for (const char* c : {"x", "y", "z"}) {
-    io::DatasetBox box{std::string("state/u_hat_") + c,
+  const char* names[4] = {"u_hat_x", "u_hat_y", "u_hat_z", "theta_hat"};
+  for (std::size_t c = 0; c < state_.size(); ++c) {
+    io::DatasetBox box{std::string("state/") + names[c],
                        {static_cast<unsigned long long>(n[0] / 2 + 1), static_cast<unsigned long long>(n[1]),
                         static_cast<unsigned long long>(n[2])},
                        {static_cast<unsigned long long>(b.offset[0]), static_cast<unsigned long long>(b.offset[1]), 0},
                        {static_cast<unsigned long long>(b.count[0]), static_cast<unsigned long long>(b.count[1]),
                         static_cast<unsigned long long>(b.count[2])}};
     box.complex = true;
-    box.units = "unnormalised Fourier coefficients of velocity";
+    box.units = c < 3 ? "unnormalised Fourier coefficients of velocity" : "unnormalised Fourier coefficients of theta";
     boxes.push_back(box);
   }
   return boxes;
@@ -462,8 +539,8 @@ std::vector<io::DatasetBox> SpectralNavierStokes::state_layout() const {
 std::vector<io::HostDataset> SpectralNavierStokes::state() {
   std::vector<io::HostDataset> out;
   const auto boxes = state_layout();
-  for (int c = 0; c < 3; ++c) {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u_hat_[c]);
+  for (std::size_t c = 0; c < state_.size(); ++c) {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), state_[c]);
     const double* values = reinterpret_cast<const double*>(host.data());
     out.push_back({boxes[c], {values, values + 2 * host.size()}});
   }
@@ -471,10 +548,10 @@ std::vector<io::HostDataset> SpectralNavierStokes::state() {
 }
 
 void SpectralNavierStokes::restore(const std::vector<io::HostDataset>& state) {
-  for (int c = 0; c < 3; ++c) {
-    auto host = Kokkos::create_mirror_view(u_hat_[c]);
+  for (std::size_t c = 0; c < state_.size(); ++c) {
+    auto host = Kokkos::create_mirror_view(state_[c]);
     std::copy(state.at(c).values.begin(), state.at(c).values.end(), reinterpret_cast<double*>(host.data()));
-    Kokkos::deep_copy(u_hat_[c], host);
+    Kokkos::deep_copy(state_[c], host);
   }
 }
 

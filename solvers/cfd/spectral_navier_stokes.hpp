@@ -29,6 +29,8 @@ struct Settings {
   std::uint64_t seed = 1;
   double peak_wavenumber = 4;  // random field: E(k) ~ k^4 exp(-2 (k/k0)^2)
   double initial_energy = 0.5;
+  bool passive_scalar = false;    // theta, carried by the flow: d theta/dt + u . grad theta = kappa lap theta
+  double scalar_diffusivity = 0;  // kappa, length^2/time
   fft::PlanEffort planning = fft::PlanEffort::estimate;
 };
 
@@ -39,6 +41,8 @@ class SpectralNavierStokes final : public solvers::Solver {
  public:
   using Vector = std::array<fft::ComplexPencil, 3>;
   using RealVector = std::array<fft::RealPencil, 3>;
+  // The transported fields in Fourier space: u, v, w, and theta when there is a passive scalar.
+  using Fields = std::vector<fft::ComplexPencil>;
 
   SpectralNavierStokes(Settings settings, MPI_Comm comm);
 
@@ -60,17 +64,22 @@ class SpectralNavierStokes final : public solvers::Solver {
   std::vector<double> energy_spectrum() const;
 
  private:
-  void nonlinear(const Vector& u_hat, const Vector& out);
+  void nonlinear(const Fields& in, const Fields& out);
+  void scalar_advection(const fft::ComplexPencil& theta_hat, const fft::ComplexPencil& out);
+  void scalar_gradient(const fft::ComplexPencil& theta_hat);
   void to_physical(const Vector& spectral, const RealVector& physical);
   void set_taylor_green();
   void set_random_field();
+  void set_scalar();
   double max_speed_ratio();  // max over cells of sum over axes |u_i| / h
   io::DatasetBox real_box(const std::string& name) const;
 
   Settings s_;
   fft::DistributedFFT fft_;
   MPI_Comm comm_;
-  Vector u_hat_, a_, b_, c_, d_, v_, scratch_;
+  Fields state_, a_, b_, c_, d_, v_;
+  std::vector<double> diffusivity_;  // per transported field: nu for velocity, kappa for theta
+  Vector u_hat_, scratch_;             // u_hat_ views the velocity part of state_
   RealVector u_, omega_;
   fft::RealPencil divergence_;
   double last_dt_ = 0, last_ratio_ = 0;
