@@ -4,18 +4,10 @@
 #include <cmath>
 #include <map>
 
-#include "apps/driver.hpp"
+#include "deck_for_tests.hpp"
 #include "solvers/advection/advection_solver.hpp"
 
-using meridian::io::Deck;
-using meridian::io::Override;
-
 namespace {
-
-const meridian::io::Schema& schema() {
-  static const auto s = meridian::app::schema_for(meridian::solvers::find_solver("advection", "test"));
-  return s;
-}
 
 struct Outcome {
   std::map<std::string, double> start, end;
@@ -23,10 +15,7 @@ struct Outcome {
 
 // Runs a deck (given as --set style assignments) to `end_time`, landing exactly on it.
 Outcome run_to(const std::vector<std::string>& settings, double end_time) {
-  std::vector<Override> overrides;
-  for (const auto& s : settings) overrides.push_back(Override::parse(s));
-  const Deck deck = Deck::from_text("[solver]\nkind = \"advection\"\n", "test", schema(), overrides);
-  auto solver = meridian::advection::build(deck, MPI_COMM_WORLD);
+  auto solver = meridian::advection::build(meridian::testing::deck_of("advection", settings), MPI_COMM_WORLD);
   Outcome out;
   for (const auto& d : solver->diagnostics(0.0)) out.start[d.name] = d.value;
   double t = 0;

@@ -4,20 +4,13 @@
 #include <cmath>
 #include <map>
 
-#include "apps/driver.hpp"
+#include "deck_for_tests.hpp"
 #include "solvers/cfd/spectral_navier_stokes.hpp"
-
-using meridian::io::Deck;
-using meridian::io::Override;
 
 namespace {
 
 std::unique_ptr<meridian::solvers::Solver> build(const std::vector<std::string>& settings, MPI_Comm comm) {
-  static const auto schema = meridian::app::schema_for(meridian::solvers::find_solver("cfd_spectral", "test"));
-  std::vector<Override> overrides;
-  for (const auto& s : settings) overrides.push_back(Override::parse(s));
-  const Deck deck = Deck::from_text("[solver]\nkind = \"cfd_spectral\"\n", "test", schema, overrides);
-  return meridian::cfd::build(deck, comm);
+  return meridian::cfd::build(meridian::testing::deck_of("cfd_spectral", settings), comm);
 }
 
 std::map<std::string, double> named(const std::vector<meridian::solvers::Scalar>& scalars) {

@@ -1,7 +1,7 @@
 // Deck parsing: values are typed and checked, errors name the file, line and key.
 #include <gtest/gtest.h>
 
-#include "apps/driver.hpp"
+#include "deck_for_tests.hpp"
 #include "io/deck.hpp"
 
 using meridian::io::Deck;
@@ -10,10 +10,7 @@ using meridian::io::Override;
 
 namespace {
 
-const meridian::io::Schema& advection_schema() {
-  static const auto schema = meridian::app::schema_for(meridian::solvers::find_solver("advection", "test"));
-  return schema;
-}
+const meridian::io::Schema& advection_schema() { return meridian::testing::schema_of("advection"); }
 
 std::string error_of(const std::string& text, const std::vector<Override>& overrides = {}) {
   try {

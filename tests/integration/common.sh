@@ -33,3 +33,18 @@ run_in_two_parts() {
 steps_in() {
   grep -o 'steps  *[0-9]*' "$1" | head -1 | grep -o '[0-9]*$'
 }
+
+# check_restarts DECK FOUR_TO_TWO_FLAGS SETTINGS...: a run on 2 ranks equals its first half, a
+# checkpoint and a restart on 2 ranks bitwise; the same split written on 4 ranks and continued on
+# 2 is compared with FOUR_TO_TWO_FLAGS ("" for bitwise, "--round-off" for FFT or Krylov solvers).
+check_restarts() {
+  local deck=$1 four_to_two=$2
+  shift 2
+  meridian_on 2 run "$deck" "$@" --output "$work/whole" > "$work/whole.log"
+  local half=$(($(steps_in "$work/whole.log") / 2))
+  [ "$half" -gt 2 ] || fail "too few steps to split"
+  run_in_two_parts 2 2 "$half" "$work/split" "$deck" "$@"
+  $compare "$work/whole" "$work/split"
+  run_in_two_parts 4 2 "$half" "$work/four" "$deck" "$@"
+  $compare $four_to_two "$work/whole" "$work/four"
+}

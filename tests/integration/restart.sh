@@ -4,13 +4,7 @@ source "$(dirname "$0")/common.sh"
 deck="$SOURCE_DIR/configs/advection/deformational_flow.toml"
 settings=(--set mesh.nx=48 --set mesh.ny=48 --set run.end_time=0.3 --set run.output_interval=0.1
           --set run.diagnostics_every=3 --set run.progress_every=1000)
-meridian_on 2 run "$deck" "${settings[@]}" --output "$work/whole" > "$work/whole.log"
-half=$(($(steps_in "$work/whole.log") / 2))
-[ "$half" -gt 2 ] || fail "too few steps to split"
-run_in_two_parts 2 2 "$half" "$work/split" "$deck" "${settings[@]}"
-$compare "$work/whole" "$work/split"
-run_in_two_parts 4 2 "$half" "$work/four" "$deck" "${settings[@]}"
-$compare "$work/whole" "$work/four"
+check_restarts "$deck" "" "${settings[@]}"
 
 # A restart that changes the grid is refused with exit code 3 and names the key.
 set +e

@@ -4,10 +4,4 @@ source "$(dirname "$0")/common.sh"
 deck="$SOURCE_DIR/configs/cfd/taylor_green_re1600.toml"
 settings=(--set mesh.nx=16 --set mesh.ny=16 --set mesh.nz=16 --set cfd.dt=0.02 --set run.end_time=0.4 --set run.output_interval=0.2
           --set run.progress_every=1000 --set run.diagnostics_every=2 --set run.checkpoint_every_minutes=0)
-meridian_on 2 run "$deck" "${settings[@]}" --output "$work/whole" > "$work/whole.log"
-half=$(($(steps_in "$work/whole.log") / 2))
-[ "$half" -gt 2 ] || fail "too few steps to split"
-run_in_two_parts 2 2 "$half" "$work/split" "$deck" "${settings[@]}"
-$compare "$work/whole" "$work/split"
-run_in_two_parts 4 2 "$half" "$work/four" "$deck" "${settings[@]}"
-$compare --round-off "$work/whole" "$work/four"
+check_restarts "$deck" --round-off "${settings[@]}"
