@@ -24,39 +24,11 @@
 #              BENCH_TIMEOUT seconds allowed per run   (default 600)
 set -euo pipefail
 
-usage() {
-  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'
-}
-
-repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build_dir="$repo_root/build/release"
-case "${1:-}" in
-  -h | --help) usage; exit 0 ;;
-  -*) echo "advection_benchmark.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
-  "") ;;
-  *) build_dir=$1 ;;
-esac
-if [[ $# -gt 1 ]]; then
-  echo "advection_benchmark.sh: at most one argument, the build directory" >&2
-  exit 2
-fi
-
-meridian=${MERIDIAN:-$build_dir/apps/meridian}
-stream_triad=${STREAM_TRIAD:-$build_dir/bench/stream_triad}
-read -r -a mpirun <<<"${MPIRUN:-mpirun}"
-run_timeout_seconds=${BENCH_TIMEOUT:-600}
+# shellcheck source=common.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_setup "${BASH_SOURCE[0]}" stream_triad "$@"
+stream_triad=$reference_binary
 deck="$repo_root/configs/advection/solid_body_rotation.toml"
-
-for binary in "$meridian" "$stream_triad"; do
-  if [[ ! -x $binary ]]; then
-    echo "advection_benchmark.sh: $binary not found or not executable" >&2
-    echo "  build it: cmake --build $build_dir --target meridian stream_triad" >&2
-    exit 1
-  fi
-done
-
-work_dir=$(mktemp -d -t advection_benchmark.XXXXXX)
-trap 'rm -rf "$work_dir"' EXIT
 
 # Bytes per cell-update, by dimension (see the byte model above).
 bytes_per_update_2d=$((3 * (24 + 2 * 8)))
@@ -71,11 +43,6 @@ rotation_2d=(--set mesh.nx=2048 --set mesh.ny=2048 --set run.end_time=1e-3)
 uniform_3d=(--set mesh.dimensions=3 --set mesh.nx=128 --set mesh.ny=128 --set mesh.nz=128
   --set advection.wind=uniform --set 'advection.tracers=["sine_wave"]'
   --set mesh.boundary_x=periodic --set mesh.boundary_y=periodic --set run.end_time=0.1)
-
-load=$(cut -d' ' -f1 /proc/loadavg)
-if awk -v load="$load" 'BEGIN { exit !(load > 0.5) }'; then
-  echo "warning: load average $load before starting; other work on these cores will lower the numbers" >&2
-fi
 
 # --- STREAM triad: one copy, then two copies sharing one timing window ---------------------------------
 triad_value() { awk '$1 == "triad_bandwidth_GBps" { print $2 }' "$1"; }
@@ -102,22 +69,12 @@ rows=()
 run_case() {
   local name=$1 ranks=$2 bytes=$3 triad=$4
   shift 4
+  bench_run_meridian "$name-$ranks" "$name" "$ranks" "$deck" "$@" "${quiet_run[@]}"
   local log="$work_dir/$name-$ranks.log"
-  echo "meridian: $name on $ranks rank(s)" >&2
-  if ! timeout "$run_timeout_seconds" "${mpirun[@]}" -n "$ranks" "$meridian" run "$deck" "$@" "${quiet_run[@]}" \
-    --output "$work_dir/$name-$ranks" >"$log" 2>&1; then
-    echo "advection_benchmark.sh: $name on $ranks rank(s) failed or timed out; the end of its log:" >&2
-    tail -n 20 "$log" >&2
-    exit 1
-  fi
   # The run summary's lines:  steps N this run ... / compute S P% / halo exchange S P% /
   #                           throughput R cell-updates/s (R' per rank)
   local row
-  row=$(awk -v name="$name" -v ranks="$ranks" -v bytes="$bytes" -v triad="$triad" '
-    /^run summary/ { summary = 1 }
-    !summary { next }
-    $1 == "steps" { steps = $2 }
-    $1 == "compute" { compute = $2 }
+  row=$(awk -v name="$name" -v ranks="$ranks" -v bytes="$bytes" -v triad="$triad" "$bench_summary_awk"'
     $1 == "halo" && $2 == "exchange" { halo = $3 }
     $1 == "throughput" { rate = $2; per_rank = $4; sub(/^\(/, "", per_rank) }
     END {
@@ -126,11 +83,7 @@ run_case() {
       printf "%-12s %5d %14.3e %14.3e %10.4f %8d %8.2f %8.2f %7.1f%% %6.1f%%\n", name, ranks, rate, per_rank,
              (compute + halo) / steps, bytes, bandwidth, triad, 100 * bandwidth / triad,
              100 * halo / (compute + halo)
-    }' "$log") || {
-    echo "advection_benchmark.sh: no run summary with a throughput in $log:" >&2
-    tail -n 20 "$log" >&2
-    exit 1
-  }
+    }' "$log") || bench_fail_with_log "no run summary with a throughput in $log:" "$log"
   rows+=("$row")
 }
 

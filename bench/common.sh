@@ -1,0 +1,94 @@
+# shellcheck shell=bash
+# Shared by the benchmark scripts in bench/: sourced, not run. Each script keeps its own usage text in its
+# header comments, from line 2 to the `set -euo pipefail` line, and starts with
+#   source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+#   bench_setup "${BASH_SOURCE[0]}" REFERENCE_TARGET "$@"
+# bench_setup sets these globals for the script:
+#   bench_name           the script's file name, which starts its error messages
+#   repo_root            the repository
+#   build_dir            argument 1, default build/release in the repository
+#   meridian             $MERIDIAN, default BUILD_DIR/apps/meridian
+#   reference_binary     the environment variable named REFERENCE_TARGET in upper case (stream_triad:
+#                        $STREAM_TRIAD), default BUILD_DIR/bench/REFERENCE_TARGET
+#   mpirun               $MPIRUN split into words, default mpirun
+#   run_timeout_seconds  $BENCH_TIMEOUT, default 600
+#   work_dir             a temporary directory, removed on exit
+
+# bench_usage SCRIPT: the script's header comments from line 2 to `set -euo pipefail`, without the `# `.
+bench_usage() {
+  sed -n '2,/^set -euo/p' "$1" | sed -e '$d' -e 's/^# \{0,1\}//'
+}
+
+# bench_setup SCRIPT REFERENCE_TARGET ARGS...: parses ARGS (at most a build directory, or -h/--help), sets the
+# globals above, checks that both binaries are there, makes work_dir and warns when the machine is busy.
+bench_setup() {
+  local script=$1 reference_target=$2
+  shift 2
+  bench_name=$(basename "$script")
+  repo_root=$(cd "$(dirname "$script")/.." && pwd)
+  build_dir="$repo_root/build/release"
+  case "${1:-}" in
+    -h | --help) bench_usage "$script"; exit 0 ;;
+    -*) echo "$bench_name: unknown option $1" >&2; bench_usage "$script" >&2; exit 2 ;;
+    "") ;;
+    *) build_dir=$1 ;;
+  esac
+  if [[ $# -gt 1 ]]; then
+    echo "$bench_name: at most one argument, the build directory" >&2
+    exit 2
+  fi
+
+  local reference_variable=${reference_target^^}
+  meridian=${MERIDIAN:-$build_dir/apps/meridian}
+  reference_binary=${!reference_variable:-$build_dir/bench/$reference_target}
+  read -r -a mpirun <<<"${MPIRUN:-mpirun}"
+  run_timeout_seconds=${BENCH_TIMEOUT:-600}
+
+  local binary
+  for binary in "$meridian" "$reference_binary"; do
+    if [[ ! -x $binary ]]; then
+      echo "$bench_name: $binary not found or not executable" >&2
+      echo "  build it: cmake --build $build_dir --target meridian $reference_target" >&2
+      exit 1
+    fi
+  done
+
+  work_dir=$(mktemp -d -t "${bench_name%.sh}.XXXXXX")
+  trap 'rm -rf "$work_dir"' EXIT
+
+  local load
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  if awk -v load="$load" 'BEGIN { exit !(load > 0.5) }'; then
+    echo "warning: load average $load before starting; other work on these cores will lower the numbers" >&2
+  fi
+}
+
+# bench_fail_with_log MESSAGE LOG: prints MESSAGE and the end of LOG, then exits.
+bench_fail_with_log() {
+  echo "$bench_name: $1" >&2
+  tail -n 20 "$2" >&2
+  exit 1
+}
+
+# bench_run_meridian RUN DESCRIPTION RANKS DECK SETTINGS...: `meridian run DECK SETTINGS...` on RANKS ranks
+# under the timeout, with output to work_dir/RUN and its log to work_dir/RUN.log; exits if the run fails.
+bench_run_meridian() {
+  local run=$1 description=$2 ranks=$3
+  shift 3
+  echo "meridian: $description on $ranks rank(s)" >&2
+  if ! timeout "$run_timeout_seconds" "${mpirun[@]}" -n "$ranks" "$meridian" run "$@" \
+    --output "$work_dir/$run" >"$work_dir/$run.log" 2>&1; then
+    bench_fail_with_log "$description on $ranks rank(s) failed or timed out; the end of its log:" \
+      "$work_dir/$run.log"
+  fi
+}
+
+# The start of an awk program reading a meridian log: it skips all before the run summary and takes the
+# summary's `steps N this run ...` and `compute S P%` lines into `steps` and `compute`. Append the rules for
+# the script's other lines and an END block.
+# shellcheck disable=SC2016,SC2034  # $1 and $2 are awk's; the variable is used by the scripts
+bench_summary_awk='
+    /^run summary/ { summary = 1 }
+    !summary { next }
+    $1 == "steps" { steps = $2 }
+    $1 == "compute" { compute = $2 }'
