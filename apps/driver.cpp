@@ -283,7 +283,7 @@ void Run::print_progress(double dt, double step_seconds) const {
   std::ostringstream line;
   line << "step " << std::setw(7) << state_.step << "  t = " << std::scientific << std::setprecision(6) << state_.time
        << "  dt = " << std::setprecision(3) << dt;
-  for (const auto& p : solver_->progress(dt)) line << "  " << p.name << " = " << std::fixed << std::setprecision(3) << p.value;
+  for (const auto& p : solver_->progress(dt)) line << "  " << p.name << " = " << std::defaultfloat << std::setprecision(6) << p.value;
   const double advanced = state_.time - start_time_;
   const double rate = advanced > 0 ? elapsed / advanced : 0;  // wall seconds per unit of simulated time
   line << "  wall/step = " << std::scientific << std::setprecision(3) << step_seconds << " s"
@@ -339,7 +339,7 @@ void Run::print_summary(const RunSummary& summary) const {
     out << "  throughput    " << std::scientific << std::setprecision(3) << summary.throughput << " "
         << summary.throughput_unit << " (" << summary.throughput / summary.ranks << " per rank)\n";
   out << "  restart from  " << (summary.checkpoint.empty() ? "(no checkpoint written)" : summary.checkpoint) << "\n";
-  std::cout << out.str() << std::flush;
+  std::cout << solver_->report() << out.str() << std::flush;
 }
 
 int Run::execute() {
@@ -361,13 +361,16 @@ int Run::execute() {
   int stop = 0;
   while (!at_end() && !stop) {
     const double target = next_output_time();
-    double dt = solver_->stable_dt(state_.time);
-    // Shorten the step that would reach (or nearly reach) an output time so it lands exactly on it.
-    const bool lands = state_.time + dt * (1 + 1e-10) >= target;
-    if (lands) dt = target - state_.time;
     const auto step_start = Clock::now();
+    double dt = 0;
+    bool lands = false;
     {
+      // The step's time includes choosing dt (a CFL number may need the velocity in physical space).
       timing::ScopedTimer timer("step");
+      dt = solver_->stable_dt(state_.time);
+      // Shorten the step that would reach (or nearly reach) an output time so it lands exactly on it.
+      lands = state_.time + dt * (1 + 1e-10) >= target;
+      if (lands) dt = target - state_.time;
       solver_->step(state_.time, dt);
       Kokkos::fence();
     }

@@ -18,6 +18,7 @@ const char* type_name(KeyType type) {
     case KeyType::boolean: return "boolean";
     case KeyType::string: return "string";
     case KeyType::integer_list: return "list of integers";
+    case KeyType::real_list: return "list of reals";
     case KeyType::string_list: return "list of strings";
   }
   return "?";
@@ -96,6 +97,14 @@ std::string as_string(const KeySpec& spec, const toml::value& v, const std::stri
   return s;
 }
 
+double as_real(const KeySpec& spec, const toml::value& v, const std::string& where) {
+  if (!v.is_floating() && !v.is_integer())
+    reject(spec, where, std::string("expected a real number, got ") + toml::stringize(v.type()));
+  const double x = v.is_integer() ? static_cast<double>(v.as_integer()) : v.as_floating();
+  check_number(spec, x, where);
+  return x;
+}
+
 const toml::array& as_list(const KeySpec& spec, const toml::value& v, const std::string& where) {
   if (!v.is_array()) reject(spec, where, std::string("expected a list, got ") + toml::stringize(v.type()));
   return v.as_array();
@@ -104,13 +113,7 @@ const toml::array& as_list(const KeySpec& spec, const toml::value& v, const std:
 Value convert(const KeySpec& spec, const toml::value& v, const std::string& where) {
   switch (spec.type) {
     case KeyType::integer: return as_integer(spec, v, where);
-    case KeyType::real: {
-      if (!v.is_floating() && !v.is_integer())
-        reject(spec, where, std::string("expected a real number, got ") + toml::stringize(v.type()));
-      const double x = v.is_integer() ? static_cast<double>(v.as_integer()) : v.as_floating();
-      check_number(spec, x, where);
-      return x;
-    }
+    case KeyType::real: return as_real(spec, v, where);
     case KeyType::boolean:
       if (!v.is_boolean()) reject(spec, where, std::string("expected true or false, got ") + toml::stringize(v.type()));
       return v.as_boolean();
@@ -118,6 +121,11 @@ Value convert(const KeySpec& spec, const toml::value& v, const std::string& wher
     case KeyType::integer_list: {
       std::vector<long> list;
       for (const auto& item : as_list(spec, v, where)) list.push_back(as_integer(spec, item, where));
+      return list;
+    }
+    case KeyType::real_list: {
+      std::vector<double> list;
+      for (const auto& item : as_list(spec, v, where)) list.push_back(as_real(spec, item, where));
       return list;
     }
     case KeyType::string_list: {
@@ -183,6 +191,16 @@ std::map<std::string, Located> collect(const toml::value& root, const std::strin
 
 }  // namespace
 
+namespace {
+// Always with a decimal point, so TOML reads it back as a real (and lists stay homogeneous).
+std::string real_text(double x) {
+  std::ostringstream number;
+  number << std::setprecision(17) << x;
+  const std::string s = number.str();
+  return s + (s.find_first_of(".eEn") == std::string::npos ? ".0" : "");
+}
+}  // namespace
+
 std::string to_text(const Value& value) {
   std::ostringstream out;
   out << std::setprecision(17);
@@ -194,10 +212,7 @@ std::string to_text(const Value& value) {
         } else if constexpr (std::is_same_v<T, std::string>) {
           out << '"' << v << '"';
         } else if constexpr (std::is_same_v<T, double>) {
-          std::ostringstream number;
-          number << std::setprecision(17) << v;
-          const std::string s = number.str();
-          out << s << (s.find_first_of(".eEn") == std::string::npos ? ".0" : "");
+          out << real_text(v);
         } else if constexpr (std::is_same_v<T, long>) {
           out << v;
         } else {
@@ -206,6 +221,8 @@ std::string to_text(const Value& value) {
             if (i) out << ", ";
             if constexpr (std::is_same_v<T, std::vector<std::string>>)
               out << '"' << v[i] << '"';
+            else if constexpr (std::is_same_v<T, std::vector<double>>)
+              out << real_text(v[i]);
             else
               out << v[i];
           }
@@ -317,6 +334,9 @@ const std::string& Deck::string(const std::string& s, const std::string& k) cons
 }
 const std::vector<long>& Deck::integers(const std::string& s, const std::string& k) const {
   return std::get<std::vector<long>>(value(s, k));
+}
+const std::vector<double>& Deck::reals(const std::string& s, const std::string& k) const {
+  return std::get<std::vector<double>>(value(s, k));
 }
 const std::vector<std::string>& Deck::strings(const std::string& s, const std::string& k) const {
   return std::get<std::vector<std::string>>(value(s, k));

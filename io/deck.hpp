@@ -18,9 +18,10 @@ class DeckError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class KeyType { integer, real, boolean, string, integer_list, string_list };
+enum class KeyType { integer, real, boolean, string, integer_list, real_list, string_list };
 
-using Value = std::variant<long, double, bool, std::string, std::vector<long>, std::vector<std::string>>;
+using Value = std::variant<long, double, bool, std::string, std::vector<long>, std::vector<double>,
+                           std::vector<std::string>>;
 
 struct KeySpec {
   std::string section;
@@ -69,6 +70,7 @@ class Deck {
   bool boolean(const std::string& section, const std::string& key) const;
   const std::string& string(const std::string& section, const std::string& key) const;
   const std::vector<long>& integers(const std::string& section, const std::string& key) const;
+  const std::vector<double>& reals(const std::string& section, const std::string& key) const;
   const std::vector<std::string>& strings(const std::string& section, const std::string& key) const;
 
   // An error about a key whose value is valid alone but not with the rest (e.g. a grid the ranks

@@ -2,6 +2,7 @@
 
 #include "solvers/advection/advection_solver.hpp"
 #include "solvers/cfd/spectral_navier_stokes.hpp"
+#include "solvers/finance/monte_carlo_pricer.hpp"
 
 namespace meridian::solvers {
 
@@ -11,6 +12,8 @@ const std::vector<SolverEntry>& registry() {
        advection::declare_keys, advection::build},
       {"cfd_spectral", "pseudo-spectral incompressible Navier-Stokes on a periodic box (distributed FFT)",
        cfd::declare_keys, cfd::build},
+      {"monte_carlo", "Monte Carlo option pricing (GBM and Heston), bitwise reproducible on any rank count",
+       finance::declare_keys, finance::build},
   };
   return entries;
 }

@@ -40,6 +40,8 @@ class Solver {
   virtual std::string work_unit() const = 0;
   // The parallel layout in words, for the run summary.
   virtual std::string layout() const = 0;
+  // The solver's own lines for the end of the run (prices beside their closed forms, say).
+  virtual std::string report() const { return {}; }
 
   // Fields written at output times, staged to the host.
   virtual std::vector<io::HostDataset> output_fields() = 0;

@@ -62,5 +62,20 @@ end_time = -1.0"
 expect_rejected repeated_tracer "advection.tracers" "$head
 [advection]
 tracers = [\"gaussian\", \"gaussian\"]"
+finance='[solver]
+kind = "monte_carlo"
+[finance]'
+expect_rejected not_positive_definite "not positive definite" "$finance
+spot = [100.0, 100.0, 100.0]
+volatility = [0.2, 0.2, 0.2]
+dividend_yield = [0.0, 0.0, 0.0]
+correlation = [1.0, 0.9, -0.9, 0.9, 1.0, 0.9, -0.9, 0.9, 1.0]"
+expect_rejected negative_volatility "finance.volatility" "$finance
+volatility = [-0.2]"
+expect_rejected barrier_wrong_side "finance.barrier" "$finance
+products = [\"barrier_down_out_call\"]
+barrier = 120.0"
+expect_rejected zero_paths "finance.paths" "$finance
+paths = 0"
 [ "$cases" -ge 10 ] || fail "only $cases cases ran"
 echo "$cases bad decks rejected cleanly"

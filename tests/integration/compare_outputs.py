@@ -35,15 +35,25 @@ def differ(x, y, tolerance):
     return np.max(np.abs(x - y)) > tolerance * max(np.max(np.abs(x)), np.finfo(float).tiny)
 
 
+def datasets_in(f):
+    found = {}
+    f.visititems(lambda name, item: found.__setitem__(name, item[...]) if isinstance(item, h5py.Dataset) else None)
+    return found
+
+
 def compare_fields(a, b, tolerance):
+    """Every dataset of two output files: fields, spectra, Monte Carlo results."""
     with h5py.File(a) as fa, h5py.File(b) as fb:
         if fa.attrs["time"] != fb.attrs["time"]:
             return [f"time {fa.attrs['time']!r} != {fb.attrs['time']!r}"]
+        x_all, y_all = datasets_in(fa), datasets_in(fb)
+        if x_all.keys() != y_all.keys():
+            return [f"other datasets: {sorted(x_all)} vs {sorted(y_all)}"]
         problems = []
-        for name in fa["fields"]:
-            x, y = fa["fields"][name][...], fb["fields"][name][...]
+        for name, x in x_all.items():
+            y = y_all[name]
             if differ(x, y, tolerance):
-                problems.append(f"fields/{name} differs: max |a-b| = {np.max(np.abs(x - y)) if x.shape == y.shape else 'shape'}")
+                problems.append(f"{name} differs: max |a-b| = {np.max(np.abs(x - y)) if x.shape == y.shape else 'shape'}")
         return problems
 
 

@@ -1,0 +1,464 @@
+#include "solvers/finance/monte_carlo_pricer.hpp"
+
+#include <cmath>
+#include <iomanip>
+#include <numeric>
+#include <sstream>
+
+#include "solvers/finance/closed_form_prices.hpp"
+
+namespace meridian::finance {
+
+namespace {
+
+// Samples are summed in fixed chunks, in order, so the block sums have the same bits on every
+// backend and thread count.
+constexpr int chunk = 32;
+
+struct Scenario {
+  double spot_factor = 1, volatility_shift = 0;
+};
+
+template <class M>
+M bumped(M model, const Scenario& s);
+
+template <>
+MultiAssetGbm bumped(MultiAssetGbm m, const Scenario& s) {
+  for (int a = 0; a < m.assets; ++a) m.spot[a] *= s.spot_factor, m.volatility[a] += s.volatility_shift;
+  return m;
+}
+
+// Heston's "vega" bumps the initial volatility sqrt(v0).
+template <>
+Heston bumped(Heston m, const Scenario& s) {
+  m.spot *= s.spot_factor;
+  const double vol = std::sqrt(m.v0) + s.volatility_shift;
+  m.v0 = vol * vol;
+  return m;
+}
+
+// Per-sample values: y (discounted payoff), x (control), and the central differences for the Greeks.
+using SampleValues = Kokkos::View<double***, Kokkos::LayoutRight>;  // (sample, product, 4)
+
+template <class M>
+void simulate_block(const M& base, const PricerSettings& s, long block, const SampleValues& values) {
+  const int products = static_cast<int>(s.products.size());
+  Kokkos::View<Payoff*> payoffs("finance::payoffs", products);
+  auto host = Kokkos::create_mirror_view(payoffs);
+  for (int p = 0; p < products; ++p) host(p) = s.products[p];
+  Kokkos::deep_copy(payoffs, host);
+  const int scenarios = s.greeks ? 5 : 1;
+  Kokkos::Array<M, 5> models;
+  const Scenario bumps[5] = {{}, {1 + s.spot_bump, 0}, {1 - s.spot_bump, 0}, {1, s.volatility_bump}, {1, -s.volatility_bump}};
+  for (int k = 0; k < scenarios; ++k) models[k] = bumped(base, bumps[k]);
+  const double delta_scale = 1 / (2 * s.spot_bump * (s.model == Model::gbm ? s.gbm.spot[0] : s.heston.spot));
+  const double vega_scale = 1 / (2 * s.volatility_bump);
+  const PathSetup setup = s.path;
+  const ProductTerms terms = s.terms;
+  const auto key = random::key_of(s.seed);
+  const long first_path = block * s.block_size;
+  const int signs = s.antithetic ? 2 : 1;
+  Kokkos::parallel_for(
+      "finance::paths", Kokkos::RangePolicy<>(0, s.block_size), KOKKOS_LAMBDA(const long i) {
+        double value[5][16] = {};
+        double control[16] = {};
+        for (int k = 0; k < scenarios; ++k)
+          for (int n = 0; n < signs; ++n) {
+            const Draws draws{key, static_cast<std::uint64_t>(first_path + i), 0, n == 0 ? 1.0 : -1.0};
+            const PathRecord r = simulate(models[k], setup, draws);
+            for (int p = 0; p < products; ++p) {
+              value[k][p] += discounted_payoff(payoffs(p), r, terms) / signs;
+              if (k == 0) control[p] += control_variate(payoffs(p), r, terms) / signs;
+            }
+          }
+        for (int p = 0; p < products; ++p) {
+          values(i, p, 0) = value[0][p];
+          values(i, p, 1) = control[p];
+          values(i, p, 2) = scenarios > 1 ? (value[1][p] - value[2][p]) * delta_scale : 0.0;
+          values(i, p, 3) = scenarios > 1 ? (value[3][p] - value[4][p]) * vega_scale : 0.0;
+        }
+      });
+}
+
+std::vector<double> cholesky(const std::vector<double>& c, int n) {
+  std::vector<double> l(static_cast<std::size_t>(n * n), 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j <= i; ++j) {
+      double sum = c[i * n + j];
+      for (int k = 0; k < j; ++k) sum -= l[i * n + k] * l[j * n + k];
+      if (i == j) {
+        if (!(sum > 1e-14)) return {};  // not positive definite
+        l[i * n + i] = std::sqrt(sum);
+      } else {
+        l[i * n + j] = sum / l[j * n + j];
+      }
+    }
+  return l;
+}
+
+}  // namespace
+
+const std::vector<std::string>& payoff_names() {
+  static const std::vector<std::string> names{
+      "european_call", "european_put", "digital_call", "digital_put",
+      "asian_arithmetic_call", "asian_arithmetic_put", "asian_geometric_call", "asian_geometric_put",
+      "barrier_down_in_call", "barrier_down_out_call", "barrier_up_in_call", "barrier_up_out_call",
+      "barrier_down_in_put", "barrier_down_out_put", "barrier_up_in_put", "barrier_up_out_put",
+      "basket_call", "basket_put", "max_call", "min_call", "lookback_call", "lookback_put"};
+  return names;
+}
+
+bool is_barrier(Payoff p) { return p >= Payoff::barrier_down_in_call && p <= Payoff::barrier_up_out_put; }
+
+bool is_down_barrier(Payoff p) {
+  return p == Payoff::barrier_down_in_call || p == Payoff::barrier_down_out_call || p == Payoff::barrier_down_in_put ||
+         p == Payoff::barrier_down_out_put;
+}
+
+void declare_keys(io::Schema& schema) {
+  using io::KeyType;
+  const std::string f = "finance";
+  const auto add = [&schema](io::KeySpec spec) { schema.add(std::move(spec)); };
+  add({f, "model", KeyType::string, std::string("gbm"), "",
+       "gbm: correlated geometric Brownian motions, exact log-normal steps; heston: one asset with stochastic variance",
+       {"gbm", "heston"}});
+  add({f, "spot", KeyType::real_list, std::vector<double>{100.0}, "price", "initial price of each asset", {}, 0, 1e12, true});
+  add({f, "volatility", KeyType::real_list, std::vector<double>{0.2}, "1/sqrt(year)", "log-normal volatility per asset (gbm)", {}, 0, 10});
+  add({f, "dividend_yield", KeyType::real_list, std::vector<double>{0.0}, "1/year", "continuous dividend yield per asset", {}, -1, 1});
+  add({f, "correlation", KeyType::real_list, std::vector<double>{}, "1",
+       "correlation matrix of the assets' Brownian motions, row by row (empty: independent); must be positive definite",
+       {}, -1, 1});
+  add({f, "rate", KeyType::real, 0.05, "1/year", "continuously compounded risk-free rate", {}, -1, 1});
+  add({f, "maturity", KeyType::real, 1.0, "years", "time to expiry T", {}, 0, 100, true});
+  add({f, "steps", KeyType::integer, 252L, "1", "time steps per path, evenly spaced: the fixing and monitoring dates", {}, 1, 1e6});
+  add({f, "heston_v0", KeyType::real, 0.04, "1/year", "initial variance", {}, 0, 10});
+  add({f, "heston_kappa", KeyType::real, 1.0, "1/year", "mean-reversion speed", {}, 0, 100, true});
+  add({f, "heston_theta", KeyType::real, 0.04, "1/year", "long-run variance", {}, 0, 10});
+  add({f, "heston_sigma", KeyType::real, 0.5, "1/year", "volatility of variance", {}, 0, 10, true});
+  add({f, "heston_rho", KeyType::real, -0.5, "1", "correlation of the price and variance noises", {}, -1, 1});
+  add({f, "heston_scheme", KeyType::string, std::string("qe"), "",
+       "qe: Andersen's quadratic-exponential scheme; euler: full-truncation Euler", {"qe", "euler"}});
+  add({f, "products", KeyType::string_list, std::vector<std::string>{"european_call"}, "",
+       "the portfolio, priced on the same paths (single-asset payoffs use asset 0)", payoff_names()});
+  add({f, "strike", KeyType::real, 100.0, "price", "strike K of every product", {}, 0, 1e12});
+  add({f, "barrier", KeyType::real, 0.0, "price", "barrier level H of the barrier products (below spot for down, above for up)", {}, 0, 1e12});
+  add({f, "rebate", KeyType::real, 0.0, "price", "rebate: at expiry for knock-ins never hit, at the hit for knock-outs", {}, 0, 1e12});
+  add({f, "barrier_correction", KeyType::boolean, true, "",
+       "weight each path by its Brownian-bridge survival probability between dates, pricing the continuous barrier; false: discrete monitoring"});
+  add({f, "average_includes_start", KeyType::boolean, false, "", "Asian averages include the price at t = 0 as a fixing"});
+  add({f, "basket_weights", KeyType::real_list, std::vector<double>{}, "1", "basket weights per asset (empty: equal)", {}, -1e6, 1e6});
+  add({f, "paths", KeyType::integer, 1000000L, "paths", "paths to simulate (rounded up to whole blocks)", {}, 1, 1e15});
+  add({f, "block_size", KeyType::integer, 4096L, "samples", "samples per block: the unit of work and of reproducibility", {}, 1, 1e8});
+  add({f, "blocks_per_step", KeyType::integer, 16L, "blocks", "blocks per step; the target error is tested after each step", {}, 1, 1e6});
+  add({f, "seed", KeyType::integer, 1L, "1", "seed of the counter-based generator", {}, 0, 4e18});
+  add({f, "antithetic", KeyType::boolean, false, "", "pair every path with its antithetic (negated normals); a sample is a pair"});
+  add({f, "control_variates", KeyType::boolean, true, "",
+       "discounted asset for vanillas and digitals, geometric Asian for arithmetic Asians (gbm)"});
+  add({f, "greeks", KeyType::boolean, false, "",
+       "delta (relative spot bump 1%) and vega (volatility bump 0.01) by common-random-number central differences"});
+  add({f, "target_standard_error", KeyType::real, 0.0, "price",
+       "stop once every product's standard error is below this (0: run all paths)", {}, 0, 1e12, false, true});
+}
+
+namespace {
+
+std::vector<Payoff> products_of(const io::Deck& deck) {
+  std::vector<Payoff> products;
+  const auto& names = payoff_names();
+  for (const auto& name : deck.strings("finance", "products")) {
+    const auto p = static_cast<Payoff>(std::find(names.begin(), names.end(), name) - names.begin());
+    if (std::find(products.begin(), products.end(), p) != products.end())
+      deck.fail("finance", "products", "'" + name + "' appears twice");
+    products.push_back(p);
+  }
+  if (products.size() > 16) deck.fail("finance", "products", "at most 16 products in one run");
+  return products;
+}
+
+// The per-asset lists must agree in length, and the correlation must be a valid correlation matrix.
+MultiAssetGbm gbm_of(const io::Deck& deck, double rate) {
+  MultiAssetGbm m;
+  const auto& spot = deck.reals("finance", "spot");
+  m.assets = static_cast<int>(spot.size());
+  if (m.assets < 1 || m.assets > max_assets)
+    deck.fail("finance", "spot", "between 1 and " + std::to_string(max_assets) + " assets");
+  for (const char* key : {"volatility", "dividend_yield"})
+    if (deck.reals("finance", key).size() != spot.size())
+      deck.fail("finance", key, "needs one entry per asset (" + std::to_string(m.assets) + ")");
+  m.rate = rate;
+  for (int a = 0; a < m.assets; ++a) {
+    m.spot[a] = spot[a];
+    m.volatility[a] = deck.reals("finance", "volatility")[a];
+    m.dividend[a] = deck.reals("finance", "dividend_yield")[a];
+  }
+  std::vector<double> c = deck.reals("finance", "correlation");
+  const int n = m.assets;
+  if (c.empty()) {
+    c.assign(static_cast<std::size_t>(n * n), 0.0);
+    for (int a = 0; a < n; ++a) c[a * n + a] = 1;
+  }
+  if (c.size() != static_cast<std::size_t>(n * n))
+    deck.fail("finance", "correlation", "needs " + std::to_string(n * n) + " entries (an n x n matrix, row by row)");
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (c[i * n + j] != c[j * n + i] || (i == j && c[i * n + j] != 1))
+        deck.fail("finance", "correlation", "must be symmetric with a unit diagonal");
+  const auto l = cholesky(c, n);
+  if (l.empty()) deck.fail("finance", "correlation", "is not positive definite (its Cholesky factorisation fails)");
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) m.cholesky[i * max_assets + j] = j <= i ? l[i * n + j] : 0.0;
+  return m;
+}
+
+}  // namespace
+
+std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
+  PricerSettings s;
+  s.model = deck.string("finance", "model") == "heston" ? Model::heston : Model::gbm;
+  const double rate = deck.real("finance", "rate");
+  s.gbm = gbm_of(deck, rate);
+  s.heston = Heston{rate, deck.reals("finance", "dividend_yield")[0], deck.reals("finance", "spot")[0],
+                    deck.real("finance", "heston_v0"), deck.real("finance", "heston_kappa"),
+                    deck.real("finance", "heston_theta"), deck.real("finance", "heston_sigma"),
+                    deck.real("finance", "heston_rho"), deck.string("finance", "heston_scheme") == "qe"};
+  if (s.model == Model::heston && s.gbm.assets != 1) deck.fail("finance", "spot", "the Heston model prices one asset");
+  s.maturity = deck.real("finance", "maturity");
+  s.products = products_of(deck);
+  const int steps = static_cast<int>(deck.integer("finance", "steps"));
+  s.path = PathSetup{steps, s.maturity / steps, rate, deck.boolean("finance", "average_includes_start")};
+  s.terms.strike = deck.real("finance", "strike");
+  s.terms.discount = std::exp(-rate * s.maturity);
+  s.terms.assets = s.gbm.assets;
+  const auto& weights = deck.reals("finance", "basket_weights");
+  if (!weights.empty() && weights.size() != static_cast<std::size_t>(s.gbm.assets))
+    deck.fail("finance", "basket_weights", "needs one weight per asset, or none for equal weights");
+  for (int a = 0; a < s.gbm.assets; ++a) s.terms.basket_weights[a] = weights.empty() ? 1.0 / s.gbm.assets : weights[a];
+  const double barrier = deck.real("finance", "barrier"), spot = s.gbm.spot[0];
+  for (const auto p : s.products) {
+    if (!is_barrier(p)) continue;
+    if (is_down_barrier(p) ? !(barrier > 0 && barrier < spot) : !(barrier > spot))
+      deck.fail("finance", "barrier",
+                std::string("a ") + (is_down_barrier(p) ? "down" : "up") + " barrier must lie " +
+                    (is_down_barrier(p) ? "between 0 and" : "above") + " the spot " + std::to_string(spot));
+    s.path.has_barrier = true;
+    s.path.down_barrier = is_down_barrier(p);
+  }
+  s.path.log_barrier = barrier > 0 ? std::log(barrier) : 0.0;
+  s.path.rebate = deck.real("finance", "rebate");
+  s.path.bridge_correction = deck.boolean("finance", "barrier_correction");
+  s.terms.barrier = barrier;
+  s.terms.rebate = s.path.rebate;
+  s.antithetic = deck.boolean("finance", "antithetic");
+  s.control_variates = deck.boolean("finance", "control_variates");
+  s.greeks = deck.boolean("finance", "greeks");
+  s.block_size = static_cast<int>(deck.integer("finance", "block_size"));
+  s.blocks_per_step = static_cast<int>(deck.integer("finance", "blocks_per_step"));
+  const long samples = (deck.integer("finance", "paths") + (s.antithetic ? 1 : 0)) / (s.antithetic ? 2 : 1);
+  s.blocks = (samples + s.block_size - 1) / s.block_size;
+  s.seed = static_cast<std::uint64_t>(deck.integer("finance", "seed"));
+  s.target_standard_error = deck.real("finance", "target_standard_error");
+  return std::make_unique<MonteCarloPricer>(s, comm);
+}
+
+MonteCarloPricer::MonteCarloPricer(PricerSettings settings, MPI_Comm comm)
+    : settings_(std::move(settings)), comm_(comm), totals_(settings_.products.size() * sums, 0.0) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &ranks_);
+}
+
+double MonteCarloPricer::stable_dt(double) {
+  return static_cast<double>(settings_.blocks_per_step) / static_cast<double>(settings_.blocks);
+}
+
+void MonteCarloPricer::step(double time, double dt) {
+  // The driver's time is the fraction of blocks done; a shortened step does fewer blocks.
+  const long end = std::min(settings_.blocks, std::lround((time + dt) * static_cast<double>(settings_.blocks)));
+  run_blocks(blocks_done_, std::max(0L, end - blocks_done_));
+}
+
+// The sums of one block, over its samples in chunk order.
+std::vector<double> MonteCarloPricer::block_sums(long block) {
+  const int products = static_cast<int>(settings_.products.size());
+  SampleValues values("finance::values", settings_.block_size, products, 4);
+  if (settings_.model == Model::gbm)
+    simulate_block(settings_.gbm, settings_, block, values);
+  else
+    simulate_block(settings_.heston, settings_, block, values);
+  const long samples = settings_.block_size, chunks = (samples + chunk - 1) / chunk;
+  Kokkos::View<double***, Kokkos::LayoutRight> partial("finance::chunk_sums", chunks, products, sums);
+  Kokkos::parallel_for(
+      "finance::chunk_sums", Kokkos::RangePolicy<>(0, chunks), KOKKOS_LAMBDA(const long c) {
+        for (int p = 0; p < products; ++p) {
+          double s[sums] = {};
+          for (long i = c * chunk; i < samples && i < (c + 1) * chunk; ++i) {
+            const double yv = values(i, p, 0), xv = values(i, p, 1), dv = values(i, p, 2), gv = values(i, p, 3);
+            s[y] += yv, s[y2] += yv * yv, s[x] += xv, s[x2] += xv * xv, s[xy] += xv * yv;
+            s[d] += dv, s[d2] += dv * dv, s[g] += gv, s[g2] += gv * gv;
+          }
+          for (int k = 0; k < sums; ++k) partial(c, p, k) = s[k];
+        }
+      });
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), partial);
+  std::vector<double> out(static_cast<std::size_t>(products * sums), 0.0);
+  for (long c = 0; c < chunks; ++c)
+    for (int p = 0; p < products; ++p)
+      for (int k = 0; k < sums; ++k) out[p * sums + k] += host(c, p, k);
+  return out;
+}
+
+// Blocks first .. first+count-1: rank r takes every ranks-th block from first + r; all block sums
+// are then gathered and added on every rank in block order.
+void MonteCarloPricer::run_blocks(long first, long count) {
+  const std::size_t width = totals_.size();
+  std::vector<double> mine;
+  for (long b = first + rank_; b < first + count; b += ranks_) {
+    const auto sums_of_block = block_sums(b);
+    mine.insert(mine.end(), sums_of_block.begin(), sums_of_block.end());
+  }
+  std::vector<int> counts(ranks_), offsets(ranks_);
+  for (int r = 0; r < ranks_; ++r) {
+    const long blocks_of_r = r < count ? (count - r + ranks_ - 1) / ranks_ : 0;
+    counts[r] = static_cast<int>(blocks_of_r * static_cast<long>(width));
+    offsets[r] = r == 0 ? 0 : offsets[r - 1] + counts[r - 1];
+  }
+  std::vector<double> all(static_cast<std::size_t>(count) * width);
+  MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
+                 MPI_DOUBLE, comm_);
+  for (long b = 0; b < count; ++b) {
+    const int owner = static_cast<int>(b % ranks_);
+    const std::size_t at = static_cast<std::size_t>(offsets[owner]) + static_cast<std::size_t>(b / ranks_) * width;
+    for (std::size_t k = 0; k < width; ++k) totals_[k] += all[at + k];
+  }
+  blocks_done_ += count;
+}
+
+double MonteCarloPricer::control_mean(std::size_t product) const {
+  const Payoff p = settings_.products[product];
+  if (p == Payoff::asian_arithmetic_call || p == Payoff::asian_arithmetic_put) {
+    if (settings_.model != Model::gbm) return std::nan("");
+    return closed_form_of(p == Payoff::asian_arithmetic_call ? Payoff::asian_geometric_call : Payoff::asian_geometric_put,
+                          settings_);
+  }
+  const double spot = settings_.model == Model::gbm ? settings_.gbm.spot[0] : settings_.heston.spot;
+  const double q = settings_.model == Model::gbm ? settings_.gbm.dividend[0] : settings_.heston.dividend;
+  return spot * std::exp(-q * settings_.maturity);  // E[exp(-rT) S_T]
+}
+
+Estimate MonteCarloPricer::estimate(std::size_t product) const {
+  const double n = static_cast<double>(samples());
+  const double* s = &totals_[product * sums];
+  const auto mean = [n](double sum) { return sum / n; };
+  const auto variance = [n](double sum, double squares) { return (squares - sum * sum / n) / (n - 1); };
+  Estimate e;
+  e.price = mean(s[y]);
+  double var = variance(s[y], s[y2]);
+  const double var_x = variance(s[x], s[x2]), cov = (s[xy] - s[x] * s[y] / n) / (n - 1);
+  const double known = control_mean(product);
+  if (settings_.control_variates && var_x > 0 && std::isfinite(known)) {
+    const double beta = cov / var_x;  // the variance-minimising coefficient, estimated from the same samples
+    e.price -= beta * (mean(s[x]) - known);
+    var -= cov * cov / var_x;
+  }
+  e.standard_error = std::sqrt(std::max(var, 0.0) / n);
+  e.delta = mean(s[d]);
+  e.delta_error = std::sqrt(std::max(variance(s[d], s[d2]), 0.0) / n);
+  e.vega = mean(s[g]);
+  e.vega_error = std::sqrt(std::max(variance(s[g], s[g2]), 0.0) / n);
+  return e;
+}
+
+double MonteCarloPricer::closed_form(std::size_t product) const {
+  return closed_form_of(settings_.products[product], settings_);
+}
+
+bool MonteCarloPricer::finished() const {
+  if (settings_.target_standard_error <= 0 || samples() < 2) return false;
+  for (std::size_t p = 0; p < settings_.products.size(); ++p)
+    if (estimate(p).standard_error > settings_.target_standard_error) return false;
+  return true;
+}
+
+std::vector<solvers::Scalar> MonteCarloPricer::diagnostics(double) {
+  std::vector<solvers::Scalar> out{{"paths", static_cast<double>(samples() * (settings_.antithetic ? 2 : 1))}};
+  for (std::size_t p = 0; p < settings_.products.size(); ++p) {
+    const std::string& name = payoff_names()[static_cast<int>(settings_.products[p])];
+    const Estimate e = samples() > 1 ? estimate(p) : Estimate{std::nan(""), std::nan("")};
+    out.push_back({name + "_price", e.price, false});
+    out.push_back({name + "_standard_error", e.standard_error, false});
+  }
+  return out;
+}
+
+std::vector<solvers::Scalar> MonteCarloPricer::progress(double) const {
+  if (samples() < 2) return {};
+  const Estimate e = estimate(0);
+  return {{"price", e.price}, {"standard_error", e.standard_error}};
+}
+
+double MonteCarloPricer::work_per_step() const {
+  return static_cast<double>(settings_.blocks_per_step) * settings_.block_size * settings_.path.steps *
+         (settings_.antithetic ? 2 : 1) * (settings_.greeks ? 5 : 1);
+}
+
+std::string MonteCarloPricer::layout() const {
+  std::ostringstream out;
+  out << ranks_ << " ranks over " << settings_.blocks << " blocks of " << settings_.block_size
+      << (settings_.antithetic ? " antithetic pairs" : " paths") << ", " << settings_.path.steps << " steps, "
+      << settings_.products.size() << " product(s)";
+  return out.str();
+}
+
+std::string MonteCarloPricer::report() const {
+  if (samples() < 2) return {};
+  std::ostringstream out;
+  out << "\nprices (" << samples() * (settings_.antithetic ? 2 : 1) << " paths)\n"
+      << "  product                     Monte Carlo    std error   closed form   (MC - exact)/se\n";
+  for (std::size_t p = 0; p < settings_.products.size(); ++p) {
+    const Estimate e = estimate(p);
+    const double exact = closed_form(p);
+    out << "  " << std::left << std::setw(26) << payoff_names()[static_cast<int>(settings_.products[p])] << std::right
+        << std::fixed << std::setprecision(6) << std::setw(13) << e.price << std::setw(13) << e.standard_error;
+    if (std::isfinite(exact))
+      out << std::setw(14) << exact << std::setw(12) << std::setprecision(2) << (e.price - exact) / e.standard_error;
+    out << "\n";
+    if (settings_.greeks)
+      out << "    delta " << std::setprecision(6) << e.delta << " +- " << e.delta_error << ", vega " << e.vega << " +- "
+          << e.vega_error << "\n";
+  }
+  return out.str();
+}
+
+std::vector<io::HostDataset> MonteCarloPricer::output_fields() {
+  std::vector<io::HostDataset> out;
+  for (std::size_t p = 0; p < settings_.products.size(); ++p) {
+    const Estimate e = samples() > 1 ? estimate(p) : Estimate{std::nan(""), std::nan("")};
+    const std::vector<double> row{e.price, e.standard_error, e.price - 1.96 * e.standard_error,
+                                  e.price + 1.96 * e.standard_error, e.delta, e.delta_error, e.vega, e.vega_error,
+                                  closed_form(p)};
+    io::HostDataset d{io::DatasetBox{"results/" + payoff_names()[static_cast<int>(settings_.products[p])],
+                                     {row.size()}, {0}, {rank_ == 0 ? row.size() : 0}},
+                      {}};
+    d.box.units = "price, standard error, 95% low, 95% high, delta, its error, vega, its error, closed form";
+    if (rank_ == 0) d.values = row;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+// The sums are the same on every rank: rank 0 writes them and reads them back, then shares them.
+std::vector<io::DatasetBox> MonteCarloPricer::state_layout() const {
+  return {io::DatasetBox{"state/sums", {totals_.size()}, {0}, {rank_ == 0 ? totals_.size() : 0}}};
+}
+
+std::vector<io::HostDataset> MonteCarloPricer::state() {
+  io::HostDataset d{state_layout()[0], {}};
+  if (rank_ == 0) d.values = totals_;
+  return {d};
+}
+
+void MonteCarloPricer::restore(const std::vector<io::HostDataset>& state) {
+  if (rank_ == 0) totals_ = state.at(0).values;
+  MPI_Bcast(totals_.data(), static_cast<int>(totals_.size()), MPI_DOUBLE, 0, comm_);
+}
+
+}  // namespace meridian::finance

@@ -1,0 +1,102 @@
+#pragma once
+// Products: payoffs evaluated from a summary of one simulated path. A payoff does not know how the
+// path was made (QuantLib's separation of products, models and engines).
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <vector>
+
+#include "solvers/finance/models.hpp"
+
+namespace meridian::finance {
+
+enum class Payoff {
+  european_call, european_put, digital_call, digital_put,
+  asian_arithmetic_call, asian_arithmetic_put, asian_geometric_call, asian_geometric_put,
+  barrier_down_in_call, barrier_down_out_call, barrier_up_in_call, barrier_up_out_call,
+  barrier_down_in_put, barrier_down_out_put, barrier_up_in_put, barrier_up_out_put,
+  basket_call, basket_put, max_call, min_call, lookback_call, lookback_put
+};
+
+// Deck names, in the order of the enum.
+const std::vector<std::string>& payoff_names();
+bool is_barrier(Payoff p);
+bool is_down_barrier(Payoff p);
+
+// What a path leaves behind for the payoffs (asset 0 unless a payoff says otherwise).
+struct PathRecord {
+  double terminal[max_assets];
+  double arithmetic_sum = 0, log_sum = 0;
+  int fixings = 0;
+  double maximum = 0, minimum = 0;  // over the fixings and the start
+  double survival = 1;              // probability the path stayed on the live side of the barrier
+  double rebate_value = 0;          // discounted knock-out rebate, paid at the (expected) hit time
+};
+
+struct ProductTerms {
+  double strike = 100, barrier = 0, rebate = 0, discount = 1;  // discount = exp(-r T)
+  int assets = 1;
+  Kokkos::Array<double, max_assets> basket_weights;
+};
+
+KOKKOS_INLINE_FUNCTION double call(double s, double k) { return s > k ? s - k : 0.0; }
+KOKKOS_INLINE_FUNCTION double put(double s, double k) { return s < k ? k - s : 0.0; }
+
+// The discounted payoff of one path.
+KOKKOS_INLINE_FUNCTION double discounted_payoff(Payoff p, const PathRecord& r, const ProductTerms& t) {
+  const double s = r.terminal[0], k = t.strike, d = t.discount;
+  const double mean = r.arithmetic_sum / r.fixings, geometric = km::exp(r.log_sum / r.fixings);
+  const double never_hit = r.survival, hit = 1 - r.survival;
+  switch (p) {
+    case Payoff::european_call: return d * call(s, k);
+    case Payoff::european_put: return d * put(s, k);
+    case Payoff::digital_call: return d * (s > k ? 1.0 : 0.0);
+    case Payoff::digital_put: return d * (s < k ? 1.0 : 0.0);
+    case Payoff::asian_arithmetic_call: return d * call(mean, k);
+    case Payoff::asian_arithmetic_put: return d * put(mean, k);
+    case Payoff::asian_geometric_call: return d * call(geometric, k);
+    case Payoff::asian_geometric_put: return d * put(geometric, k);
+    // Knock-ins pay the vanilla if hit and the rebate at expiry if not; knock-outs pay the
+    // vanilla if never hit and the rebate when hit (Haug 1998; QuantLib's conventions).
+    case Payoff::barrier_down_in_call:
+    case Payoff::barrier_up_in_call: return d * (hit * call(s, k) + never_hit * t.rebate);
+    case Payoff::barrier_down_in_put:
+    case Payoff::barrier_up_in_put: return d * (hit * put(s, k) + never_hit * t.rebate);
+    case Payoff::barrier_down_out_call:
+    case Payoff::barrier_up_out_call: return d * never_hit * call(s, k) + r.rebate_value;
+    case Payoff::barrier_down_out_put:
+    case Payoff::barrier_up_out_put: return d * never_hit * put(s, k) + r.rebate_value;
+    case Payoff::basket_call:
+    case Payoff::basket_put: {
+      double basket = 0;
+      for (int a = 0; a < t.assets; ++a) basket += t.basket_weights[a] * r.terminal[a];
+      return d * (p == Payoff::basket_call ? call(basket, k) : put(basket, k));
+    }
+    case Payoff::max_call:
+    case Payoff::min_call: {
+      double extreme = r.terminal[0];
+      for (int a = 1; a < t.assets; ++a)
+        extreme = p == Payoff::max_call ? max_of(extreme, r.terminal[a]) : min_of(extreme, r.terminal[a]);
+      return d * call(extreme, k);
+    }
+    case Payoff::lookback_call: return d * (s - r.minimum);  // floating strike
+    case Payoff::lookback_put: return d * (r.maximum - s);
+  }
+  return 0.0;
+}
+
+// A control variate with known mean, or zero where the product has none: the discounted asset
+// for the vanilla payoffs, the geometric Asian of the same type for the arithmetic Asians.
+KOKKOS_INLINE_FUNCTION double control_variate(Payoff p, const PathRecord& r, const ProductTerms& t) {
+  switch (p) {
+    case Payoff::european_call:
+    case Payoff::european_put:
+    case Payoff::digital_call:
+    case Payoff::digital_put: return t.discount * r.terminal[0];
+    case Payoff::asian_arithmetic_call: return discounted_payoff(Payoff::asian_geometric_call, r, t);
+    case Payoff::asian_arithmetic_put: return discounted_payoff(Payoff::asian_geometric_put, r, t);
+    default: return 0.0;
+  }
+}
+
+}  // namespace meridian::finance
