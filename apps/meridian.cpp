@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/device_binding.hpp"
 #include "apps/driver.hpp"
 #include "apps/exit_codes.hpp"
 #include "apps/signals.hpp"
@@ -89,7 +90,8 @@ void print_info() {
             << "\n"
             << "HDF5     " << major << "." << minor << "." << release << " (parallel)\n"
 #ifdef KOKKOS_ENABLE_CUDA
-            << "CUDA     Kokkos CUDA backend enabled\n"
+            << "CUDA     Kokkos CUDA backend enabled; this rank uses device " << Kokkos::Cuda().cuda_device()
+            << " (node-local rank modulo the visible devices)\n"
 #else
             << "CUDA     Kokkos CUDA backend not enabled\n"
 #endif
@@ -134,7 +136,12 @@ int main(int argc, char** argv) {
   int code = app::success;
   bool abort_job = false;
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    // Kokkos takes its own copy of the arguments, with this rank's GPU added on CUDA builds.
+    std::vector<std::string> kokkos_args = app::kokkos_arguments(argc, argv, MPI_COMM_WORLD);
+    std::vector<char*> kokkos_argv;
+    for (auto& a : kokkos_args) kokkos_argv.push_back(a.data());
+    int kokkos_argc = static_cast<int>(kokkos_argv.size());
+    Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
     try {
       const Command command = parse(argc, argv);
       if (rank != 0 && command.verb != "run") {

@@ -60,12 +60,13 @@ std::string hex(std::uint64_t x) {
   return out.str();
 }
 
-std::vector<fs::path> checkpoints_in(const std::string& directory) {
+// Complete checkpoints (extension .h5), or the leftovers of interrupted writes (.tmp).
+std::vector<fs::path> checkpoints_in(const std::string& directory, const std::string& extension = ".h5") {
   std::vector<fs::path> found;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(directory, error)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && entry.path().extension() == ".h5") found.push_back(entry.path());
+    if (name.rfind(prefix, 0) == 0 && entry.path().extension() == extension) found.push_back(entry.path());
   }
   std::sort(found.begin(), found.end());  // zero-padded step numbers sort in step order
   return found;
@@ -105,6 +106,7 @@ std::string CheckpointStore::write(const FileStamp& stamp, const std::vector<Hos
     fs::rename(temporary, final_path);
     auto all = checkpoints_in(directory_);
     for (std::size_t i = 0; i + keep_ < all.size(); ++i) fs::remove(all[i]);
+    for (const auto& leftover : checkpoints_in(directory_, ".tmp")) fs::remove(leftover);  // a crash mid-write
   }
   MPI_Barrier(comm_);
   return final_path.string();
