@@ -35,7 +35,8 @@ double normal_cdf(double x);  // through erfc: full relative accuracy in the low
 // P(X <= a, Y <= b) for standard normals with correlation rho in [-1, 1]. Genz's algorithm (A. Genz,
 // "Numerical computation of rectangular bivariate and trivariate normal and t probabilities", Statistics and
 // Computing 14, 2004, 251-260; the Drezner-Wesolowsky 1990 formulas with 6/12/20-point Gauss-Legendre rules):
-// absolute error about 1e-15.
+// absolute error below 1e-15 (1.4e-16 at worst against a 30-digit quadrature); not relative, so probabilities
+// far below that in the tails come out as round-off.
 double bivariate_normal_cdf(double a, double b, double rho);
 
 // ---- Black-Scholes (Haug pp.1-16) -------------------------------------------------------------------------
@@ -123,8 +124,9 @@ struct HestonModel {
 
 // Lewis's (2001) single-integral form with the "little Heston trap" characteristic function (Albrecher, Mayer,
 // Schoutens, Tistaert, Wilmott Magazine, Jan 2007), integrated by adaptive Gauss-Kronrod (7/15) over [0, inf).
-// Calls and puts come from the same integral, so put-call parity holds to round-off. Absolute error below
-// 1e-12 on the reference cases (see the test).
+// Calls and puts come from the same integral, so put-call parity holds to round-off. Absolute error a few
+// 1e-14 on Lewis's reference prices and on harder cases (T from 0.02 to 30, rho sigma > 2 kappa, |rho| = 0.95)
+// checked against an independent 30-digit computation. Needs sigma > 0 (sigma = 1e-6 is fine).
 double heston_price(const HestonModel& model, const EuropeanOption& option);
 
 }  // namespace meridian::finance
