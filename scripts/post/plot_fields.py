@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Image of each field of a Meridian run at one output time (3-D fields: the middle z slice),
-in physical coordinates with a colorbar. Writes <field>_NNNNN.png, NNNNN from fields_NNNNN.h5."""
+in physical coordinates with a colorbar. Writes <field>_NNNNN.png, NNNNN from fields_NNNNN.h5.
+Files with vorticity_x, _y and _z (cfd_spectral) also have vorticity_magnitude, their norm. A run
+whose files have no fields/ group (monte_carlo) is refused with exit status 1."""
 import meridian_post as post
 
 

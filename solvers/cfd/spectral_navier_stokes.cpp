@@ -484,7 +484,8 @@ io::DatasetBox SpectralNavierStokes::real_box(const std::string& name) const {
   }
   io::Geometry g;
   g.dimensions = three_d ? 3 : 2;
-  for (int axis = 0; axis < 3; ++axis) g.spacing[axis] = s_.length / n[axis];
+  // Values sit on the grid points x = i h; as cell data they belong to cells centred there.
+  for (int axis = 0; axis < 3; ++axis) g.spacing[axis] = s_.length / n[axis], g.origin[axis] = -0.5 * g.spacing[axis];
   box.geometry = g;
   return box;
 }

@@ -11,9 +11,10 @@ arguments = argparse.ArgumentParser(description=__doc__)
 arguments.add_argument("size", help="expected WIDTHxHEIGHT in pixels")
 arguments.add_argument("png", nargs="+")
 # Measured with matplotlib 3.6: a white page has std 0 and an empty axes frame 0.08; the field
-# images are near 0.35, diagnostics.png 0.15, summary.png 0.3.
+# images are near 0.35, diagnostics.png 0.15, summary.png 0.3 (Monte Carlo: 0.17), spectra.png 0.12.
 arguments.add_argument("--min-std", type=float, default=0.05, help="least standard deviation of the RGB values (0-1)")
-# Empty axes have no coloured pixel; diagnostics.png has 2%, summary.png 18%, a field image 60%.
+# Empty axes have no coloured pixel; diagnostics.png has 2% (CFD 1%: lines only; Monte Carlo 25%:
+# the confidence bands), summary.png 18% (Monte Carlo 17%), spectra.png 1-2%, a field image 60%.
 arguments.add_argument("--min-coloured", type=float, default=0.005, help="least fraction of coloured pixels")
 args = arguments.parse_args()
 width, height = (int(n) for n in args.size.split("x"))

@@ -1,5 +1,6 @@
-# The post-processing scripts turn a short real run into PNG files of the documented pixel sizes
-# that are not blank, and print the paths they write.
+# The post-processing scripts turn short real runs of each solver (advection 2-D and 3-D, CFD, Monte
+# Carlo) into PNG files of the documented pixel sizes that are not blank, and print the paths they
+# write; the scripts that need what a run lacks (fields, spectra) say so and fail.
 source "$(dirname "$0")/common.sh"
 export MPLCONFIGDIR=$work/matplotlib PYTHONDONTWRITEBYTECODE=1  # no caches in the home or source tree
 post() {  # post SCRIPT ARGS...: runs scripts/post/SCRIPT.py
@@ -15,8 +16,15 @@ expect_output() {
   printed=$("$@") || fail "$* exited with an error"
   [ "$printed" = "$expected" ] || fail "$*: printed '$printed', expected '$expected'"
 }
+# expect_refusal MESSAGE COMMAND...: the command fails, saying MESSAGE on stderr.
+expect_refusal() {
+  local message=$1
+  shift
+  ! "$@" > /dev/null 2> "$work/refusal" || fail "$* succeeded"
+  grep -qF "$message" "$work/refusal" || fail "$*: said '$(cat "$work/refusal")', not '$message'"
+}
 
-for script in plot_fields plot_diagnostics run_summary; do
+for script in plot_fields plot_diagnostics run_summary plot_spectra; do
   post "$script" --help > /dev/null || fail "$script --help"
 done
 
@@ -47,4 +55,48 @@ for line in "solver         advection" "layout         2 ranks" "core-hours" "th
   grep -qF "$line" "$work/summary.txt" || fail "run_summary printed no '$line'"
 done
 check_png 1020x1320 "$work/png/summary.png"
+expect_refusal "no field file has a spectrum/energy" post plot_spectra "$run"
+
+# CFD: the Taylor-Green deck at Re = 1600 (so the dissipation panel has its reference curve), 16^3 to t = 1.
+cfd=$work/cfd
+meridian_on 2 run "$SOURCE_DIR/configs/cfd/taylor_green_re1600.toml" --set mesh.nx=16 --set mesh.ny=16 \
+  --set mesh.nz=16 --set run.end_time=1 --set run.output_interval=0.5 --output "$cfd" > "$work/cfd.log"
+# Every stored field of the last output (the middle z slice), then the derived vorticity magnitude.
+expect_output "$(for field in u v vorticity_x vorticity_y vorticity_z w vorticity_magnitude; do
+  echo "$cfd/${field}_00002.png"; done)" post plot_fields "$cfd"
+expect_output "$work/png_cfd/vorticity_magnitude_00000.png" \
+  post plot_fields "$cfd" --index 0 --field vorticity_magnitude --out "$work/png_cfd"
+check_png "$field_size" "$cfd"/*_00002.png "$work/png_cfd/vorticity_magnitude_00000.png" --min-coloured "$field_colour"
+expect_output "$cfd/diagnostics.png" post plot_diagnostics "$cfd"
+check_png 840x1080 "$cfd/diagnostics.png"
+expect_output "$cfd/spectra.png" post plot_spectra "$cfd"
+check_png 840x600 "$cfd/spectra.png"  # CFD_FIGURE
+post run_summary "$cfd" --out "$work/png_cfd" > "$work/summary_cfd.txt" || fail "run_summary (CFD) failed"
+for line in "solver         cfd_spectral" "16 x 16 x 16 modes" "fft transpose" "kinetic energy 0.125 -> " \
+  "max dissipation    2 nu enstrophy" "reference (512^3 spectral) 0.012858" "max |div u|" \
+  "$work/png_cfd/summary.png"; do
+  grep -qF "$line" "$work/summary_cfd.txt" || fail "run_summary (CFD) printed no '$line'"
+done
+check_png 1020x1320 "$work/png_cfd/summary.png"
+
+# Monte Carlo: the portfolio on 20000 paths (5 blocks of 4096) of 12 steps, with no early stop.
+mc=$work/mc
+meridian_on 2 run "$SOURCE_DIR/configs/finance/portfolio.toml" --set finance.paths=20000 --set finance.steps=12 \
+  --set finance.target_standard_error=0 --output "$mc" > "$work/mc.log"
+mc_colour=0.1  # the 95% confidence bands fill about a quarter of the Monte Carlo figures
+expect_output "$mc/diagnostics.png" post plot_diagnostics "$mc"
+check_png 840x1080 "$mc/diagnostics.png" --min-coloured "$mc_colour"
+post run_summary "$mc" --out "$work/png_mc" > "$work/summary_mc.txt" || fail "run_summary (Monte Carlo) failed"
+for line in "solver         monte_carlo" "after 20480 paths:" "(MC-exact)/se" "asian_arithmetic_call" "lookback_call" \
+  "$work/png_mc/summary.png"; do
+  grep -qF "$line" "$work/summary_mc.txt" || fail "run_summary (Monte Carlo) printed no '$line'"
+done
+# The European call has a closed form (Black-Scholes): price, error, closed form and (MC - exact)/se.
+grep -qE "^european_call +[0-9.]+ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+ " "$work/summary_mc.txt" \
+  || fail "run_summary (Monte Carlo) printed no closed form for european_call"
+check_png 1020x1320 "$work/png_mc/summary.png" --min-coloured "$mc_colour"
+# Its field files hold results/, no fields/: the field scripts say so and fail.
+expect_refusal "no fields/ group" post plot_fields "$mc"
+expect_refusal "no field file has a spectrum/energy" post plot_spectra "$mc"
+expect_refusal "a monte_carlo run writes no fields" post run_summary "$mc" --field price --out "$work/png_mc"
 echo "post-processing scripts ok"
