@@ -30,6 +30,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "command_line.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -39,26 +41,23 @@ struct Options {
   int repetitions = 10;
 };
 
-[[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "fftw_reference: %s\nusage: fftw_reference N [--repetitions R]\n", message.c_str());
-  std::exit(2);
-}
+constexpr bench::Usage usage{"fftw_reference", "fftw_reference N [--repetitions R]"};
 
 Options parse_options(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
     if (argument == "--repetitions") {
-      if (i + 1 >= argc) usage_error("missing value after --repetitions");
+      if (i + 1 >= argc) bench::usage_error(usage, "missing value after --repetitions");
       options.repetitions = std::atoi(argv[++i]);
     } else if (options.cells_per_side == 0 && !argument.empty() && argument[0] != '-') {
       options.cells_per_side = std::atoi(argument.c_str());
     } else {
-      usage_error("unexpected argument " + argument);
+      bench::usage_error(usage, "unexpected argument " + argument);
     }
   }
   if (options.cells_per_side < 2 || options.repetitions < 1)
-    usage_error("N must be at least 2 and --repetitions positive");
+    bench::usage_error(usage, "N must be at least 2 and --repetitions positive");
   return options;
 }
 

@@ -40,6 +40,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "command_line.hpp"
 #include "solvers/common/random/philox.hpp"
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(__FAST_MATH__)
@@ -80,28 +81,16 @@ struct Sums {
   double payoff = 0, payoff_squared = 0;  // undiscounted
 };
 
-[[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "mc_reference_loop: %s\nusage: mc_reference_loop [--paths N] [--seed S] [--repetitions R]\n",
-               message.c_str());
-  std::exit(2);
-}
+constexpr bench::Usage usage{"mc_reference_loop", "mc_reference_loop [--paths N] [--seed S] [--repetitions R]"};
 
 Options parse_options(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) usage_error("missing value after " + flag);
-    const char* value = argv[++i];
-    if (flag == "--paths")
-      options.paths = std::atol(value);
-    else if (flag == "--seed")
-      options.seed = std::strtoull(value, nullptr, 10);
-    else if (flag == "--repetitions")
-      options.repetitions = std::atoi(value);
-    else
-      usage_error("unknown option " + flag);
-  }
-  if (options.paths < 2 || options.repetitions < 1) usage_error("--paths must be at least 2, --repetitions positive");
+  bench::parse_flags(argc, argv, usage,
+                     {{"--paths", [&](const char* v) { options.paths = std::atol(v); }},
+                      {"--seed", [&](const char* v) { options.seed = std::strtoull(v, nullptr, 10); }},
+                      {"--repetitions", [&](const char* v) { options.repetitions = std::atoi(v); }}});
+  if (options.paths < 2 || options.repetitions < 1)
+    bench::usage_error(usage, "--paths must be at least 2, --repetitions positive");
   return options;
 }
 

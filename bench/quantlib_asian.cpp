@@ -39,6 +39,8 @@
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"
+
 namespace {
 
 namespace ql = QuantLib;
@@ -73,25 +75,15 @@ struct Options {
   unsigned long seed = 42;
 };
 
-[[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "quantlib_asian: %s\nusage: quantlib_asian [--paths N] [--seed S]\n", message.c_str());
-  std::exit(2);
-}
+constexpr bench::Usage usage{"quantlib_asian", "quantlib_asian [--paths N] [--seed S]"};
 
 Options parse_options(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) usage_error("missing value after " + flag);
-    const char* value = argv[++i];
-    if (flag == "--paths")
-      options.paths = std::atol(value);
-    else if (flag == "--seed")
-      options.seed = std::strtoul(value, nullptr, 10);
-    else
-      usage_error("unknown option " + flag);
-  }
-  if (options.paths < 2 || options.seed == 0) usage_error("--paths must be at least 2 and --seed positive");
+  bench::parse_flags(argc, argv, usage,
+                     {{"--paths", [&](const char* v) { options.paths = std::atol(v); }},
+                      {"--seed", [&](const char* v) { options.seed = std::strtoul(v, nullptr, 10); }}});
+  if (options.paths < 2 || options.seed == 0)
+    bench::usage_error(usage, "--paths must be at least 2 and --seed positive");
   return options;
 }
 

@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "command_line.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -38,33 +40,18 @@ struct Options {
   double duration_seconds = 3.0;
 };
 
-[[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr,
-               "stream_triad: %s\nusage: stream_triad [--elements N] [--repetitions R] "
-               "[--start-at EPOCH_SECONDS --duration SECONDS]\n",
-               message.c_str());
-  std::exit(2);
-}
+constexpr bench::Usage usage{
+    "stream_triad", "stream_triad [--elements N] [--repetitions R] [--start-at EPOCH_SECONDS --duration SECONDS]"};
 
 Options parse_options(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) usage_error("missing value after " + flag);
-    const char* value = argv[++i];
-    if (flag == "--elements")
-      options.elements = std::atol(value);
-    else if (flag == "--repetitions")
-      options.repetitions = std::atoi(value);
-    else if (flag == "--start-at")
-      options.start_at_epoch_seconds = std::atof(value);
-    else if (flag == "--duration")
-      options.duration_seconds = std::atof(value);
-    else
-      usage_error("unknown option " + flag);
-  }
+  bench::parse_flags(argc, argv, usage,
+                     {{"--elements", [&](const char* v) { options.elements = std::atol(v); }},
+                      {"--repetitions", [&](const char* v) { options.repetitions = std::atoi(v); }},
+                      {"--start-at", [&](const char* v) { options.start_at_epoch_seconds = std::atof(v); }},
+                      {"--duration", [&](const char* v) { options.duration_seconds = std::atof(v); }}});
   if (options.elements < 1 || options.repetitions < 1 || options.duration_seconds <= 0)
-    usage_error("--elements, --repetitions and --duration must be positive");
+    bench::usage_error(usage, "--elements, --repetitions and --duration must be positive");
   return options;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "deck_for_tests.hpp"
+#include "solvers/finance/closed_forms.hpp"
 #include "solvers/finance/monte_carlo_pricer.hpp"
 
 namespace {
@@ -117,6 +118,32 @@ TEST(MonteCarlo, GreeksMatchBlackScholes) {
   // width 1% and 0.01 add O(h^2) biases far below the errors.
   EXPECT_LT(std::fabs(e.delta - 0.636831), 3 * e.delta_error + 1e-4) << e.delta << " +- " << e.delta_error;
   EXPECT_LT(std::fabs(e.vega - 37.5240), 3 * e.vega_error + 1e-2) << e.vega << " +- " << e.vega_error;
+}
+
+}  // namespace
+
+namespace {
+
+// Pathwise Greeks of a geometric Asian against central differences of its closed form.
+TEST(MonteCarlo, PathwiseGreeksOfAGeometricAsianMatchItsClosedForm) {
+  using namespace meridian::finance;
+  const auto solver = priced(with(common, {"finance.spot=[100.0]", "finance.volatility=[0.25]",
+                                           "finance.dividend_yield=[0.01]", "finance.rate=0.04",
+                                           "finance.maturity=1.0", "finance.strike=100.0", "finance.steps=12",
+                                           "finance.products=[\"asian_geometric_call\"]", "finance.greeks=true",
+                                           "finance.paths=200000"}));
+  const auto e = dynamic_cast<const MonteCarloPricer&>(*solver).estimate(0);
+  std::vector<double> fixings;
+  for (int i = 1; i <= 12; ++i) fixings.push_back(i / 12.0);
+  const auto price = [&](double spot, double vol) {
+    return geometric_asian_discrete_price(BlackScholesMarket{spot, 0.04, 0.01, vol},
+                                          EuropeanOption{OptionType::call, 100.0, 1.0}, fixings);
+  };
+  const double h = 1e-4;  // the closed form is smooth: central differences are exact to ~1e-8 here
+  const double delta = (price(100 + h, 0.25) - price(100 - h, 0.25)) / (2 * h);
+  const double vega = (price(100, 0.25 + h) - price(100, 0.25 - h)) / (2 * h);
+  EXPECT_LT(std::fabs(e.delta - delta), 3 * e.delta_error) << e.delta << " +- " << e.delta_error << " vs " << delta;
+  EXPECT_LT(std::fabs(e.vega - vega), 3 * e.vega_error) << e.vega << " +- " << e.vega_error << " vs " << vega;
 }
 
 }  // namespace

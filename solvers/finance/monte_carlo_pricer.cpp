@@ -51,7 +51,8 @@ void simulate_block(const M& base, const PricerSettings& s, long block, const Sa
   Kokkos::Array<M, 5> models;
   const Scenario bumps[5] = {{}, {1 + s.spot_bump, 0}, {1 - s.spot_bump, 0}, {1, s.volatility_bump}, {1, -s.volatility_bump}};
   for (int k = 0; k < scenarios; ++k) models[k] = bumped(base, bumps[k]);
-  const double delta_scale = 1 / (2 * s.spot_bump * (s.model == Model::gbm ? s.gbm.spot[0] : s.heston.spot));
+  const double spot = s.model == Model::gbm ? s.gbm.spot[0] : s.heston.spot;
+  const double delta_scale = 1 / (2 * s.spot_bump * spot);
   const double vega_scale = 1 / (2 * s.volatility_bump);
   const PathSetup setup = s.path;
   const ProductTerms terms = s.terms;
@@ -61,21 +62,27 @@ void simulate_block(const M& base, const PricerSettings& s, long block, const Sa
   Kokkos::parallel_for(
       "finance::paths", Kokkos::RangePolicy<>(0, s.block_size), KOKKOS_LAMBDA(const long i) {
         double value[5][16] = {};
-        double control[16] = {};
+        double control[16] = {}, delta[16] = {}, vega[16] = {};
+        bool pathwise[16] = {};
         for (int k = 0; k < scenarios; ++k)
           for (int n = 0; n < signs; ++n) {
             const Draws draws{key, static_cast<std::uint64_t>(first_path + i), 0, n == 0 ? 1.0 : -1.0};
             const PathRecord r = simulate(models[k], setup, draws);
             for (int p = 0; p < products; ++p) {
               value[k][p] += discounted_payoff(payoffs(p), r, terms) / signs;
-              if (k == 0) control[p] += control_variate(payoffs(p), r, terms) / signs;
+              if (k > 0) continue;
+              control[p] += control_variate(payoffs(p), r, terms) / signs;
+              double dp = 0, vp = 0;
+              pathwise[p] = setup.volatility > 0 && pathwise_greeks(payoffs(p), r, terms, spot, dp, vp);
+              delta[p] += dp / signs, vega[p] += vp / signs;
             }
           }
         for (int p = 0; p < products; ++p) {
           values(i, p, 0) = value[0][p];
           values(i, p, 1) = control[p];
-          values(i, p, 2) = scenarios > 1 ? (value[1][p] - value[2][p]) * delta_scale : 0.0;
-          values(i, p, 3) = scenarios > 1 ? (value[3][p] - value[4][p]) * vega_scale : 0.0;
+          // Pathwise where the payoff allows; common-random-number central differences elsewhere.
+          values(i, p, 2) = pathwise[p] ? delta[p] : scenarios > 1 ? (value[1][p] - value[2][p]) * delta_scale : 0.0;
+          values(i, p, 3) = pathwise[p] ? vega[p] : scenarios > 1 ? (value[3][p] - value[4][p]) * vega_scale : 0.0;
         }
       });
 }
@@ -155,7 +162,8 @@ void declare_keys(io::Schema& schema) {
   add({f, "control_variates", KeyType::boolean, true, "",
        "discounted asset for vanillas and digitals, geometric Asian for arithmetic Asians (gbm)"});
   add({f, "greeks", KeyType::boolean, false, "",
-       "delta (relative spot bump 1%) and vega (volatility bump 0.01) by common-random-number central differences"});
+       "delta and vega: pathwise for vanillas and Asians under gbm, else by common-random-number central "
+       "differences (relative spot bump 1%, volatility bump 0.01)"});
   add({f, "target_standard_error", KeyType::real, 0.0, "price",
        "stop once every product's standard error is below this (0: run all paths)", {}, 0, 1e12, false, true});
 }
@@ -245,6 +253,10 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   }
   s.path.log_barrier = barrier > 0 ? std::log(barrier) : 0.0;
   s.path.rebate = deck.real("finance", "rebate");
+  if (s.model == Model::gbm && deck.boolean("finance", "greeks")) {  // asset 0's parameters for the pathwise vegas
+    s.path.volatility = s.gbm.volatility[0];
+    s.path.vega_drift = rate - s.gbm.dividend[0] + 0.5 * s.gbm.volatility[0] * s.gbm.volatility[0];
+  }
   s.path.bridge_correction = deck.boolean("finance", "barrier_correction");
   s.terms.barrier = barrier;
   s.terms.rebate = s.path.rebate;

@@ -15,6 +15,9 @@ struct PathSetup {
   bool average_includes_start = false;
   bool has_barrier = false, down_barrier = true, bridge_correction = true;
   double log_barrier = 0, rebate = 0;
+  // GBM asset 0, for the pathwise vega: d ln S_t/dsigma = (ln S_t - ln S_0 - vega_drift t) / sigma,
+  // with vega_drift = r - q + sigma^2/2 (zero sigma: no pathwise vega).
+  double volatility = 0, vega_drift = 0;
 };
 
 template <class Model>
@@ -22,7 +25,7 @@ KOKKOS_INLINE_FUNCTION PathRecord simulate(const Model& model, const PathSetup& 
   double x[max_assets], variance;
   model.start(x, &variance);
   PathRecord r;
-  const double start = km::exp(x[0]);
+  const double log_start = x[0], start = km::exp(x[0]);
   r.maximum = r.minimum = start;
   if (setup.average_includes_start) r.arithmetic_sum = start, r.log_sum = x[0], r.fixings = 1;
   for (int step = 0; step < setup.steps; ++step) {
@@ -31,6 +34,10 @@ KOKKOS_INLINE_FUNCTION PathRecord simulate(const Model& model, const PathSetup& 
     model.advance(x, &variance, setup.dt, draws);
     const double s = km::exp(x[0]);
     r.arithmetic_sum += s, r.log_sum += x[0], ++r.fixings;
+    if (setup.volatility > 0) {
+      r.log_vega = (x[0] - log_start - setup.vega_drift * (step + 1) * setup.dt) / setup.volatility;
+      r.arithmetic_vega_sum += s * r.log_vega, r.log_vega_sum += r.log_vega;
+    }
     r.maximum = max_of(r.maximum, s), r.minimum = min_of(r.minimum, s);
     if (setup.has_barrier) {
       const double side = setup.down_barrier ? 1.0 : -1.0;

@@ -31,6 +31,9 @@ struct PathRecord {
   double maximum = 0, minimum = 0;  // over the fixings and the start
   double survival = 1;              // probability the path stayed on the live side of the barrier
   double rebate_value = 0;          // discounted knock-out rebate, paid at the (expected) hit time
+  // For pathwise vegas under GBM: d ln S_T / d sigma, and the sums over the fixings of
+  // S_t d ln S_t / d sigma and of d ln S_t / d sigma.
+  double log_vega = 0, arithmetic_vega_sum = 0, log_vega_sum = 0;
 };
 
 struct ProductTerms {
@@ -97,6 +100,29 @@ KOKKOS_INLINE_FUNCTION double control_variate(Payoff p, const PathRecord& r, con
     case Payoff::asian_arithmetic_put: return discounted_payoff(Payoff::asian_geometric_put, r, t);
     default: return 0.0;
   }
+}
+
+// Pathwise delta and vega (Glasserman 2004, section 7.2) of the payoffs that are Lipschitz in the
+// path, under GBM: S_t scales with S_0, so dS_t/dS_0 = S_t/S_0, and dS_t/dsigma = S_t d ln S_t/dsigma.
+// Returns false for the others (digitals, barriers, several assets), which take bumps instead.
+KOKKOS_INLINE_FUNCTION bool pathwise_greeks(Payoff p, const PathRecord& r, const ProductTerms& t, double spot,
+                                            double& delta, double& vega) {
+  const double s = r.terminal[0], k = t.strike, d = t.discount;
+  const double mean = r.arithmetic_sum / r.fixings, geometric = km::exp(r.log_sum / r.fixings);
+  double sign = 1, level = 0, level_vega = 0;
+  switch (p) {
+    case Payoff::european_put: sign = -1; [[fallthrough]];
+    case Payoff::european_call: level = s, level_vega = s * r.log_vega; break;
+    case Payoff::asian_arithmetic_put: sign = -1; [[fallthrough]];
+    case Payoff::asian_arithmetic_call: level = mean, level_vega = r.arithmetic_vega_sum / r.fixings; break;
+    case Payoff::asian_geometric_put: sign = -1; [[fallthrough]];
+    case Payoff::asian_geometric_call: level = geometric, level_vega = geometric * r.log_vega_sum / r.fixings; break;
+    default: return false;
+  }
+  const double in_the_money = sign * (level - k) > 0 ? 1.0 : 0.0;
+  delta = d * in_the_money * sign * level / spot;
+  vega = d * in_the_money * sign * level_vega;
+  return true;
 }
 
 }  // namespace meridian::finance
