@@ -48,3 +48,22 @@ check_restarts() {
   run_in_two_parts 4 2 "$half" "$work/four" "$deck" "$@"
   $compare $four_to_two "$work/whole" "$work/four"
 }
+
+# signal_at_step SIGNAL STEP FOLDER DECK SETTINGS...: runs a deck on 2 ranks into FOLDER and, once it
+# prints progress for STEP, sends SIGNAL to the ranks themselves (as Slurm's scancel --signal does);
+# sets $signalled_exit to the launcher's exit code. The log is FOLDER.log.
+signal_at_step() {
+  local signal=$1 step=$2 folder=$3 deck=$4
+  shift 4
+  timeout 120 "$MPIEXEC" -n 2 "$MERIDIAN" run "$deck" "$@" --output "$folder" > "$folder.log" 2>&1 &
+  local launcher=$!
+  for _ in $(seq 600); do
+    grep -q "^step  *$step " "$folder.log" && break
+    sleep 0.05
+  done
+  pkill "-$signal" -f -- "^$MERIDIAN run .*--output $folder" || fail "no rank to signal"
+  set +e
+  wait "$launcher"
+  signalled_exit=$?
+  set -e
+}

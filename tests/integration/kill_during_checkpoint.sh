@@ -6,15 +6,7 @@ settings=(--set mesh.nx=256 --set mesh.ny=256 --set run.end_time=0.3 --set run.o
           --set run.progress_every=1 --set run.diagnostics_every=5)
 meridian_on 2 run "$deck" "${settings[@]}" --output "$work/whole" > "$work/whole.log"
 
-timeout 120 "$MPIEXEC" -n 2 "$MERIDIAN" run "$deck" "${settings[@]}" --set run.checkpoint_every_steps=1 \
-  --output "$work/killed" > "$work/killed.log" 2>&1 &
-launcher=$!
-for _ in $(seq 300); do
-  grep -q "^step  *20 " "$work/killed.log" && break
-  sleep 0.05
-done
-pkill -KILL -f -- "^$MERIDIAN run .*--output $work/killed" || fail "no rank to kill"
-wait "$launcher" || true
+signal_at_step KILL 20 "$work/killed" "$deck" "${settings[@]}" --set run.checkpoint_every_steps=1
 grep -q "run summary" "$work/killed.log" && fail "the run finished before it was killed"
 ls "$work/killed/checkpoints/"checkpoint_*.h5 > /dev/null || fail "no complete checkpoint survived"
 # A write cut short leaves only a .tmp file, never a broken checkpoint_*.h5.

@@ -6,19 +6,8 @@ settings=(--set mesh.nx=384 --set mesh.ny=384 --set run.end_time=1.5 --set run.o
           --set run.checkpoint_every_steps=0 --set run.progress_every=5)
 meridian_on 2 run "$deck" "${settings[@]}" --output "$work/whole" > "$work/whole.log"
 
-timeout 120 "$MPIEXEC" -n 2 "$MERIDIAN" run "$deck" "${settings[@]}" --output "$work/stopped" > "$work/stopped.log" 2>&1 &
-launcher=$!
-for _ in $(seq 300); do
-  grep -q "^step  *10 " "$work/stopped.log" && break
-  sleep 0.1
-done
-# Signal the ranks themselves, as Slurm's scancel --signal does (mpirun would forward it too).
-pkill -TERM -f -- "^$MERIDIAN run .*--output $work/stopped" || fail "no rank to signal"
-set +e
-wait "$launcher"
-code=$?
-set -e
-[ "$code" -eq 75 ] || { cat "$work/stopped.log"; fail "stopped run exited $code, expected 75"; }
+signal_at_step TERM 10 "$work/stopped" "$deck" "${settings[@]}"
+[ "$signalled_exit" -eq 75 ] || { cat "$work/stopped.log"; fail "stopped run exited $signalled_exit, expected 75"; }
 grep -q "stopped by signal" "$work/stopped.log" || fail "no stop message"
 meridian_on 2 run "$deck" "${settings[@]}" --restart latest --output "$work/stopped" > "$work/resumed.log"
 $compare "$work/whole" "$work/stopped"
