@@ -12,7 +12,6 @@ namespace meridian::mesh {
 
 using Layout = Kokkos::LayoutRight;
 using Field = Kokkos::View<double****, Layout>;
-using HostField = Field::HostMirror;
 
 // Allocated extents including halos, in View order (z, y, x).
 inline Field make_field(const Decomposition& decomp, int components, const std::string& label) {

@@ -13,6 +13,5 @@ T reduce(T local, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
 double global_sum(double local, MPI_Comm comm) { return reduce(local, MPI_DOUBLE, MPI_SUM, comm); }
 double global_min(double local, MPI_Comm comm) { return reduce(local, MPI_DOUBLE, MPI_MIN, comm); }
 double global_max(double local, MPI_Comm comm) { return reduce(local, MPI_DOUBLE, MPI_MAX, comm); }
-long global_sum(long local, MPI_Comm comm) { return reduce(local, MPI_LONG, MPI_SUM, comm); }
 
 }  // namespace meridian::mesh

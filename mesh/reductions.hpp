@@ -7,6 +7,5 @@ namespace meridian::mesh {
 double global_sum(double local, MPI_Comm comm);
 double global_min(double local, MPI_Comm comm);
 double global_max(double local, MPI_Comm comm);
-long global_sum(long local, MPI_Comm comm);
 
 }  // namespace meridian::mesh
