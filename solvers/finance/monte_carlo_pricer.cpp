@@ -11,9 +11,7 @@ namespace meridian::finance {
 
 namespace {
 
-// Samples are summed in fixed chunks, in order, so the block sums have the same bits on every
-// backend and thread count.
-constexpr int chunk = 32;
+using SampleValues = MonteCarloPricer::SampleValues;
 
 struct Scenario {
   double spot_factor = 1, volatility_shift = 0;
@@ -37,16 +35,11 @@ Heston bumped(Heston m, const Scenario& s) {
   return m;
 }
 
-// Per-sample values: y (discounted payoff), x (control), and the central differences for the Greeks.
-using SampleValues = Kokkos::View<double***, Kokkos::LayoutRight>;  // (sample, product, 4)
 
 template <class M>
-void simulate_block(const M& base, const PricerSettings& s, long block, const SampleValues& values) {
+void simulate_block(const M& base, const PricerSettings& s, const Kokkos::View<const Payoff*>& payoffs, long block,
+                    const SampleValues& values) {
   const int products = static_cast<int>(s.products.size());
-  Kokkos::View<Payoff*> payoffs("finance::payoffs", products);
-  auto host = Kokkos::create_mirror_view(payoffs);
-  for (int p = 0; p < products; ++p) host(p) = s.products[p];
-  Kokkos::deep_copy(payoffs, host);
   const int scenarios = s.greeks ? 5 : 1;
   Kokkos::Array<M, 5> models;
   const Scenario bumps[5] = {{}, {1 + s.spot_bump, 0}, {1 - s.spot_bump, 0}, {1, s.volatility_bump}, {1, -s.volatility_bump}};
@@ -276,6 +269,15 @@ MonteCarloPricer::MonteCarloPricer(PricerSettings settings, MPI_Comm comm)
     : settings_(std::move(settings)), comm_(comm), totals_(settings_.products.size() * sums, 0.0) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &ranks_);
+  // Made once: the payoffs on the device and the per-block work arrays.
+  const int products = static_cast<int>(settings_.products.size());
+  Kokkos::View<Payoff*> payoffs("finance::payoffs", products);
+  auto host = Kokkos::create_mirror_view(payoffs);
+  for (int p = 0; p < products; ++p) host(p) = settings_.products[p];
+  Kokkos::deep_copy(payoffs, host);
+  payoffs_ = payoffs;
+  values_ = SampleValues("finance::values", settings_.block_size, products, 4);
+  chunk_sums_ = ChunkSums("finance::chunk_sums", (settings_.block_size + chunk - 1) / chunk, products, sums);
 }
 
 double MonteCarloPricer::stable_dt(double) {
@@ -291,13 +293,13 @@ void MonteCarloPricer::step(double time, double dt) {
 // The sums of one block, over its samples in chunk order.
 std::vector<double> MonteCarloPricer::block_sums(long block) {
   const int products = static_cast<int>(settings_.products.size());
-  SampleValues values("finance::values", settings_.block_size, products, 4);
+  const auto values = values_;
   if (settings_.model == Model::gbm)
-    simulate_block(settings_.gbm, settings_, block, values);
+    simulate_block(settings_.gbm, settings_, payoffs_, block, values);
   else
-    simulate_block(settings_.heston, settings_, block, values);
+    simulate_block(settings_.heston, settings_, payoffs_, block, values);
   const long samples = settings_.block_size, chunks = (samples + chunk - 1) / chunk;
-  Kokkos::View<double***, Kokkos::LayoutRight> partial("finance::chunk_sums", chunks, products, sums);
+  const auto partial = chunk_sums_;
   Kokkos::parallel_for(
       "finance::chunk_sums", Kokkos::RangePolicy<>(0, chunks), KOKKOS_LAMBDA(const long c) {
         for (int p = 0; p < products; ++p) {

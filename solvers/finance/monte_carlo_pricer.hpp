@@ -51,6 +51,12 @@ class MonteCarloPricer final : public solvers::Solver {
   // Sums kept per product over the samples: y, y^2, x, x^2, x y (x the control variate), and for the
   // Greeks the per-sample common-random-number central differences d (delta) and g (vega), with squares.
   enum Sum { y, y2, x, x2, xy, d, d2, g, g2, sums };
+  // Samples are summed in fixed chunks, in order, so the block sums have the same bits on every
+  // backend and thread count.
+  static constexpr int chunk = 32;
+  // Per sample: y (discounted payoff), x (control), and the delta and vega samples.
+  using SampleValues = Kokkos::View<double***, Kokkos::LayoutRight>;  // (sample, product, 4)
+  using ChunkSums = Kokkos::View<double***, Kokkos::LayoutRight>;     // (chunk, product, Sum)
 
   MonteCarloPricer(PricerSettings settings, MPI_Comm comm);
 
@@ -82,6 +88,9 @@ class MonteCarloPricer final : public solvers::Solver {
 
   PricerSettings settings_;
   MPI_Comm comm_;
+  Kokkos::View<const Payoff*> payoffs_;
+  SampleValues values_;
+  ChunkSums chunk_sums_;
   int rank_ = 0, ranks_ = 1;
   long blocks_done_ = 0;
   std::vector<double> totals_;  // [product][Sum], added in global block order
