@@ -263,7 +263,10 @@ void SpectralNavierStokes::nonlinear(const Fields& in, const Fields& out) {
   const Modes m = modes_of(fft_, s_.length);
   const auto policy = mode_policy(fft_);
   curl(m, policy, u_hat, scratch_);
-  to_physical(u_hat, u_);
+  // The first stage's velocity is the state's, already in physical space when dt came from the CFL.
+  const bool from_state = in[0].data() == state_[0].data();
+  if (!(from_state && velocity_is_current_)) to_physical(u_hat, u_);
+  velocity_is_current_ = from_state;
   to_physical(scratch_, omega_);
   const auto ux = u_[0], uy = u_[1], uz = u_[2], wx = omega_[0], wy = omega_[1], wz = omega_[2];
   Kokkos::parallel_for(
@@ -333,6 +336,7 @@ void SpectralNavierStokes::scalar_advection(const fft::ComplexPencil& theta_hat,
 
 double SpectralNavierStokes::max_speed_ratio() {
   to_physical(u_hat_, u_);
+  velocity_is_current_ = true;
   const auto n = fft_.cells();
   const double inverse_h[3] = {n[0] / s_.length, n[1] / s_.length, n[2] / s_.length};
   const auto ux = u_[0], uy = u_[1], uz = u_[2];
@@ -394,6 +398,7 @@ void SpectralNavierStokes::step(double, double dt) {
         });
   }
   last_dt_ = dt;
+  velocity_is_current_ = false;
 }
 
 std::vector<solvers::Scalar> SpectralNavierStokes::diagnostics(double time) {
@@ -553,6 +558,7 @@ void SpectralNavierStokes::restore(const std::vector<io::HostDataset>& state) {
     auto host = Kokkos::create_mirror_view(state_[c]);
     std::copy(state.at(c).values.begin(), state.at(c).values.end(), reinterpret_cast<double*>(host.data()));
     Kokkos::deep_copy(state_[c], host);
+    velocity_is_current_ = false;
   }
 }
 

@@ -84,6 +84,7 @@ class SpectralNavierStokes final : public solvers::Solver {
   fft::RealPencil divergence_;
   double last_dt_ = 0, last_ratio_ = 0;
   double previous_energy_ = -1, previous_time_ = 0;
+  bool velocity_is_current_ = false;  // u_ holds the state's velocity in physical space
 };
 
 }  // namespace meridian::cfd
