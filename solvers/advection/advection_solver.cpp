@@ -55,6 +55,86 @@ ShapeKind shape_kind(const std::string& name) {
   return ShapeKind::constant;
 }
 
+
+// Where this rank's block sits in the global grid: the global index of the local halo-inclusive
+// index 0 along each axis, and the spacing.
+struct Placement {
+  long ox, oy, oz;
+  double dx, dy, dz;
+};
+
+Placement placement_of(const mesh::Decomposition& d, const Block& b, const std::array<double, 3>& h) {
+  return Placement{d.offset(0) - b.hx, d.offset(1) - b.hy, d.offset(2) - b.hz, h[0], h[1], h[2]};
+}
+
+// The volume flux through the lower face of every cell along `axis`, from the wind's vector potential.
+void face_fluxes(const Block& b, const Placement& at, const Wind& wind, int axis, const FaceFlux& flux) {
+  const long ox = at.ox, oy = at.oy, oz = at.oz;
+  const double dx = at.dx, dy = at.dy, dz = at.dz;
+  Kokkos::parallel_for(
+      "advection::face_fluxes",
+      Kokkos::MDRangePolicy<Kokkos::Rank<3>>({b.hz, b.hy, b.hx}, {b.hz + b.nz + 1, b.hy + b.ny + 1, b.hx + b.nx + 1}),
+      KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        // Node coordinates are whole multiples of the spacing, so an edge shared by two faces
+        // gets the same bits in both and its contributions cancel exactly in the divergence.
+        const double x0 = (ox + i) * dx, x1 = (ox + i + 1) * dx, xc = (ox + i + 0.5) * dx;
+        const double y0 = (oy + j) * dy, y1 = (oy + j + 1) * dy, yc = (oy + j + 0.5) * dy;
+        const double z0 = (oz + k) * dz, z1 = (oz + k + 1) * dz, zc = (oz + k + 0.5) * dz;
+        double phi = 0;
+        if (axis == 0)
+          phi = dz * (wind.potential(2, x0, y1, zc) - wind.potential(2, x0, y0, zc)) -
+                dy * (wind.potential(1, x0, yc, z1) - wind.potential(1, x0, yc, z0));
+        else if (axis == 1)
+          phi = dx * (wind.potential(0, xc, y0, z1) - wind.potential(0, xc, y0, z0)) -
+                dz * (wind.potential(2, x1, y0, zc) - wind.potential(2, x0, y0, zc));
+        else
+          phi = dy * (wind.potential(1, x1, yc, z0) - wind.potential(1, x0, yc, z0)) -
+                dx * (wind.potential(0, xc, y1, z0) - wind.potential(0, xc, y0, z0));
+        flux(k, j, i) = phi;
+      });
+}
+
+// Max over this rank's cells of the sum over axes of |u|/h, at time factor 1.
+double max_courant_rate(const Block& b, const std::array<FaceFlux, 3>& flux, double inverse_volume) {
+  const auto fx = flux[0], fy = flux[1], fz = flux[2];
+  double local = 0;
+  Kokkos::parallel_reduce(
+      "advection::courant_rate",
+      Kokkos::MDRangePolicy<Kokkos::Rank<3>>({b.hz, b.hy, b.hx}, {b.hz + b.nz, b.hy + b.ny, b.hx + b.nx}),
+      KOKKOS_LAMBDA(const int k, const int j, const int i, double& rate) {
+        double r = max_of(km::fabs(fx(k, j, i)), km::fabs(fx(k, j, i + 1))) +
+                   max_of(km::fabs(fy(k, j, i)), km::fabs(fy(k, j + 1, i)));
+        if (b.three_d) r += max_of(km::fabs(fz(k, j, i)), km::fabs(fz(k + 1, j, i)));
+        rate = max_of(rate, r * inverse_volume);
+      },
+      Kokkos::Max<double>(local));
+  return local;
+}
+
+// Cell averages of the tracers carried back along the wind to time 0 (Gauss-Legendre quadrature).
+void cell_averages(const Block& b, const Placement& at, const Wind& wind, const Kokkos::View<const Shape*>& shapes,
+                   double time, const Field& target) {
+  const long ox = at.ox, oy = at.oy, oz = at.oz;
+  const double dx = at.dx, dy = at.dy, dz = at.dz;
+  const int z_points = b.three_d ? GaussRule::points : 1;
+  Kokkos::parallel_for(
+      "advection::cell_averages", interior_policy(b, b.components),
+      KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
+        double sum = 0;
+        for (int pz = 0; pz < z_points; ++pz)
+          for (int py = 0; py < GaussRule::points; ++py)
+            for (int px = 0; px < GaussRule::points; ++px) {
+              double x = (ox + i + 0.5 + GaussRule::node(px)) * dx;
+              double y = (oy + j + 0.5 + GaussRule::node(py)) * dy;
+              double z = (oz + k + 0.5 + (z_points > 1 ? GaussRule::node(pz) : 0.0)) * dz;
+              wind.departure(time, x, y, z);
+              const double wz = z_points > 1 ? GaussRule::weight(pz) : 1.0;
+              sum += wz * GaussRule::weight(py) * GaussRule::weight(px) * shapes(c)(x, y, z);
+            }
+        target(c, k, j, i) = sum;
+      });
+}
+
 }  // namespace
 
 void declare_keys(io::Schema& schema) {
@@ -139,6 +219,11 @@ AdvectionSolver::AdvectionSolver(const mesh::GridSpec& grid, Settings settings, 
     limiter_ratio_ = mesh::make_field(decomp_, 2 * components_, "advection::limiter_ratio");
     for (auto& a : antidiffusive_) a = mesh::make_field(decomp_, components_, "advection::antidiffusive");
   }
+  Kokkos::View<Shape*> shapes("advection::shapes", components_);
+  auto shapes_host = Kokkos::create_mirror_view(shapes);
+  for (int c = 0; c < components_; ++c) shapes_host(c) = settings_.tracers[c].shape;
+  Kokkos::deep_copy(shapes, shapes_host);
+  shapes_ = shapes;
   compute_face_fluxes();
   compute_max_courant_rate();
   fill_cell_averages(q_, 0.0);
@@ -146,82 +231,22 @@ AdvectionSolver::AdvectionSolver(const mesh::GridSpec& grid, Settings settings, 
 
 void AdvectionSolver::compute_face_fluxes() {
   const Block b = block_of(decomp_, components_);
-  const Wind wind = settings_.wind;
-  const double dx = spacing_[0], dy = spacing_[1], dz = spacing_[2];
-  // Global index of the local halo-inclusive index 0 along each axis.
-  const long ox = decomp_.offset(0) - b.hx, oy = decomp_.offset(1) - b.hy, oz = decomp_.offset(2) - b.hz;
+  const Placement at = placement_of(decomp_, b, spacing_);
   for (int axis = 0; axis < 3; ++axis) {
     // One more face than cells along each axis: a 2-D grid has no z halo to hold the top face.
     face_flux_[axis] = FaceFlux("advection::face_flux", q_.extent(1) + 1, q_.extent(2) + 1, q_.extent(3) + 1);
-    auto flux = face_flux_[axis];
-    Kokkos::parallel_for(
-        "advection::face_fluxes",
-        Kokkos::MDRangePolicy<Kokkos::Rank<3>>({b.hz, b.hy, b.hx}, {b.hz + b.nz + 1, b.hy + b.ny + 1, b.hx + b.nx + 1}),
-        KOKKOS_LAMBDA(const int k, const int j, const int i) {
-          // Node coordinates are whole multiples of the spacing, so an edge shared by two faces
-          // gets the same bits in both and its contributions cancel exactly in the divergence.
-          const double x0 = (ox + i) * dx, x1 = (ox + i + 1) * dx, xc = (ox + i + 0.5) * dx;
-          const double y0 = (oy + j) * dy, y1 = (oy + j + 1) * dy, yc = (oy + j + 0.5) * dy;
-          const double z0 = (oz + k) * dz, z1 = (oz + k + 1) * dz, zc = (oz + k + 0.5) * dz;
-          double phi = 0;
-          if (axis == 0)
-            phi = dz * (wind.potential(2, x0, y1, zc) - wind.potential(2, x0, y0, zc)) -
-                  dy * (wind.potential(1, x0, yc, z1) - wind.potential(1, x0, yc, z0));
-          else if (axis == 1)
-            phi = dx * (wind.potential(0, xc, y0, z1) - wind.potential(0, xc, y0, z0)) -
-                  dz * (wind.potential(2, x1, y0, zc) - wind.potential(2, x0, y0, zc));
-          else
-            phi = dy * (wind.potential(1, x1, yc, z0) - wind.potential(1, x0, yc, z0)) -
-                  dx * (wind.potential(0, xc, y1, z0) - wind.potential(0, xc, y0, z0));
-          flux(k, j, i) = phi;
-        });
+    face_fluxes(b, at, settings_.wind, axis, face_flux_[axis]);
   }
 }
 
 void AdvectionSolver::compute_max_courant_rate() {
-  const Block b = block_of(decomp_, components_);
-  const auto fx = face_flux_[0], fy = face_flux_[1], fz = face_flux_[2];
-  const double inverse_volume = 1.0 / cell_volume_;
-  double local = 0;
-  Kokkos::parallel_reduce(
-      "advection::courant_rate",
-      Kokkos::MDRangePolicy<Kokkos::Rank<3>>({b.hz, b.hy, b.hx}, {b.hz + b.nz, b.hy + b.ny, b.hx + b.nx}),
-      KOKKOS_LAMBDA(const int k, const int j, const int i, double& rate) {
-        double r = max_of(km::fabs(fx(k, j, i)), km::fabs(fx(k, j, i + 1))) +
-                   max_of(km::fabs(fy(k, j, i)), km::fabs(fy(k, j + 1, i)));
-        if (b.three_d) r += max_of(km::fabs(fz(k, j, i)), km::fabs(fz(k + 1, j, i)));
-        rate = max_of(rate, r * inverse_volume);
-      },
-      Kokkos::Max<double>(local));
+  const double local = max_courant_rate(block_of(decomp_, components_), face_flux_, 1.0 / cell_volume_);
   max_courant_rate_ = mesh::global_max(local, decomp_.comm());
 }
 
 void AdvectionSolver::fill_cell_averages(const Field& target, double time) const {
   const Block b = block_of(decomp_, components_);
-  Kokkos::View<Shape*> shapes("advection::shapes", components_);
-  auto shapes_host = Kokkos::create_mirror_view(shapes);
-  for (int c = 0; c < components_; ++c) shapes_host(c) = settings_.tracers[c].shape;
-  Kokkos::deep_copy(shapes, shapes_host);
-  const Wind wind = settings_.wind;
-  const double dx = spacing_[0], dy = spacing_[1], dz = spacing_[2];
-  const long ox = decomp_.offset(0) - b.hx, oy = decomp_.offset(1) - b.hy, oz = decomp_.offset(2) - b.hz;
-  const int z_points = b.three_d ? GaussRule::points : 1;
-  Kokkos::parallel_for(
-      "advection::cell_averages", interior_policy(b, components_),
-      KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
-        double sum = 0;
-        for (int pz = 0; pz < z_points; ++pz)
-          for (int py = 0; py < GaussRule::points; ++py)
-            for (int px = 0; px < GaussRule::points; ++px) {
-              double x = (ox + i + 0.5 + GaussRule::node(px)) * dx;
-              double y = (oy + j + 0.5 + GaussRule::node(py)) * dy;
-              double z = (oz + k + 0.5 + (z_points > 1 ? GaussRule::node(pz) : 0.0)) * dz;
-              wind.departure(time, x, y, z);
-              const double wz = z_points > 1 ? GaussRule::weight(pz) : 1.0;
-              sum += wz * GaussRule::weight(py) * GaussRule::weight(px) * shapes(c)(x, y, z);
-            }
-        target(c, k, j, i) = sum;
-      });
+  cell_averages(b, placement_of(decomp_, b, spacing_), settings_.wind, shapes_, time, target);
 }
 
 double AdvectionSolver::stable_dt(double) { return settings_.courant / max_courant_rate_; }
@@ -257,6 +282,7 @@ void rk_stage_rows(const Block& b, const StageInputs& s) {
         double* next = &out(c, k, j, 0);
         const double *flux_x = &fx(k, j, 0), *flux_y = &fy(k, j, 0), *flux_y_up = &fy(k, j + 1, 0);
         const double *flux_z = &fz(k, j, 0), *flux_z_up = &fz(k + 1, j, 0);
+        const long z_stride = plane;  // captured here: nvcc refuses a first capture inside if constexpr
         const double y_low = open.weight(1, j), y_high = open.weight(1, j + 1);
         const double z_low = open.weight(2, k), z_high = open.weight(2, k + 1);
         const int x_low = open.lower[0], x_high = open.upper[0];
@@ -267,8 +293,8 @@ void rk_stage_rows(const Block& b, const StageInputs& s) {
               fifth_order_flux(q + i + row, row, g * flux_y_up[i], y_high) -
               fifth_order_flux(q + i, row, g * flux_y[i], y_low);
           if constexpr (ThreeD)
-            divergence += fifth_order_flux(q + i + plane, plane, g * flux_z_up[i], z_high) -
-                          fifth_order_flux(q + i, plane, g * flux_z[i], z_low);
+            divergence += fifth_order_flux(q + i + z_stride, z_stride, g * flux_z_up[i], z_high) -
+                          fifth_order_flux(q + i, z_stride, g * flux_z[i], z_low);
           next[i] = old[i] - scale * divergence;
         });
       });
@@ -284,24 +310,29 @@ void AdvectionSolver::rk_stage(const Field& out, const Field& in, double coeffic
     rk_stage_rows<false>(b, inputs);
 }
 
-// Zalesak (1979): a monotone low-order (upwind) update from the old state, plus the high-order
-// minus low-order fluxes scaled per face so that no cell leaves the range of its neighbours.
-void AdvectionSolver::fct_stage(const Field& out, const Field& in, double dt, double g) {
-  const Block b = block_of(decomp_, components_);
-  const Field old = q_, low = low_order_, ratio = limiter_ratio_;
-  const auto fx = face_flux_[0], fy = face_flux_[1], fz = face_flux_[2];
-  const OpenFaces open = open_faces_;
-  const double scale = dt / cell_volume_;
-  const int nc = components_;
-  const int axes = b.three_d ? 3 : 2;
-  for (int axis = 0; axis < axes; ++axis) {
-    const Field anti = antidiffusive_[axis];
-    const auto flux = face_flux_[axis];
+namespace {
+// The fields and factors of one FCT stage.
+struct FctStage {
+  Field old, low, ratio;
+  std::array<FaceFlux, 3> flux;
+  std::array<Field, 3> antidiffusive;
+  OpenFaces open;
+  double scale, g;  // dt / cell volume, and the wind's time factor
+};
+
+// Per face: the high-order flux of `in` minus the upwind flux of the old state.
+void fct_antidiffusive(const Block& b, const FctStage& f, const Field& in) {
+  const Field old = f.old;
+  const OpenFaces open = f.open;
+  const double scale = f.scale, g = f.g;
+  for (int axis = 0; axis < (b.three_d ? 3 : 2); ++axis) {
+    const Field anti = f.antidiffusive[axis];
+    const auto flux = f.flux[axis];
     const long stride = static_cast<long>(in.stride(3 - axis));
     std::array<int, 3> extra{};
     extra[axis] = 1;
     Kokkos::parallel_for(
-        "advection::fct_antidiffusive", interior_policy(b, nc, extra),
+        "advection::fct_antidiffusive", interior_policy(b, b.components, extra),
         KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
           const double phi = g * flux(k, j, i);
           const int index = axis == 0 ? i : axis == 1 ? j : k;
@@ -309,16 +340,30 @@ void AdvectionSolver::fct_stage(const Field& out, const Field& in, double dt, do
           anti(c, k, j, i) = scale * (high - first_order_flux(&old(c, k, j, i), stride, phi));
         });
   }
+}
+
+// The monotone upwind update of the old state.
+void fct_low_order(const Block& b, const FctStage& f) {
+  const Field old = f.old, low = f.low;
+  const auto fx = f.flux[0], fy = f.flux[1], fz = f.flux[2];
+  const double scale = f.scale, g = f.g;
   Kokkos::parallel_for(
-      "advection::fct_low_order", interior_policy(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
+      "advection::fct_low_order", interior_policy(b, b.components),
+      KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
         const auto flux_of = [&](int axis, int kk, int jj, int ii) {
           const double phi = g * (axis == 0 ? fx(kk, jj, ii) : axis == 1 ? fy(kk, jj, ii) : fz(kk, jj, ii));
           return first_order_flux(&old(c, kk, jj, ii), old.stride(3 - axis), phi);
         };
         low(c, k, j, i) = old(c, k, j, i) - scale * flux_divergence(flux_of, b.three_d, k, j, i);
       });
-  exchange_.exchange(low);
-  const Field ax = antidiffusive_[0], ay = antidiffusive_[1], az = antidiffusive_[2];
+}
+
+// Zalesak's R+ (components 0..nc-1) and R- (nc..2nc-1): the fraction of the incoming and outgoing
+// antidiffusive fluxes each cell can take without leaving the range of its neighbourhood.
+void fct_ratios(const Block& b, const FctStage& f) {
+  const Field old = f.old, low = f.low, ratio = f.ratio;
+  const Field ax = f.antidiffusive[0], ay = f.antidiffusive[1], az = f.antidiffusive[2];
+  const int nc = b.components, axes = b.three_d ? 3 : 2;
   Kokkos::parallel_for(
       "advection::fct_ratios", interior_policy(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
         double upper = max_of(old(c, k, j, i), low(c, k, j, i)), lower = min_of(old(c, k, j, i), low(c, k, j, i));
@@ -340,7 +385,13 @@ void AdvectionSolver::fct_stage(const Field& out, const Field& in, double dt, do
         ratio(c, k, j, i) = into > 0 ? min_of(1.0, room_up / into) : 0.0;
         ratio(nc + c, k, j, i) = out_of > 0 ? min_of(1.0, room_down / out_of) : 0.0;
       });
-  exchange_.exchange(ratio);
+}
+
+// The low-order state plus the limited antidiffusive fluxes.
+void fct_update(const Block& b, const FctStage& f, const Field& out) {
+  const Field low = f.low, ratio = f.ratio;
+  const Field ax = f.antidiffusive[0], ay = f.antidiffusive[1], az = f.antidiffusive[2];
+  const int nc = b.components;
   Kokkos::parallel_for(
       "advection::fct_update", interior_policy(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
         const auto limited = [&](int axis, int kk, int jj, int ii) {
@@ -355,6 +406,20 @@ void AdvectionSolver::fct_stage(const Field& out, const Field& in, double dt, do
         };
         out(c, k, j, i) = low(c, k, j, i) - flux_divergence(limited, b.three_d, k, j, i);
       });
+}
+}  // namespace
+
+// Zalesak (1979): a monotone low-order (upwind) update from the old state, plus the high-order
+// minus low-order fluxes scaled per face so that no cell leaves the range of its neighbours.
+void AdvectionSolver::fct_stage(const Field& out, const Field& in, double dt, double g) {
+  const Block b = block_of(decomp_, components_);
+  const FctStage f{q_, low_order_, limiter_ratio_, face_flux_, antidiffusive_, open_faces_, dt / cell_volume_, g};
+  fct_antidiffusive(b, f, in);
+  fct_low_order(b, f);
+  exchange_.exchange(low_order_);
+  fct_ratios(b, f);
+  exchange_.exchange(limiter_ratio_);
+  fct_update(b, f, out);
 }
 
 void AdvectionSolver::step(double time, double dt) {

@@ -75,6 +75,7 @@ class AdvectionSolver final : public solvers::Solver {
   double last_g_ = 1;
   mesh::Field q_, stage_a_, stage_b_;               // state and RK stage values
   mesh::Field low_order_, limiter_ratio_, exact_;   // FCT and error-norm scratch
+  Kokkos::View<const Shape*> shapes_;              // the tracers' initial shapes, on the device
   std::array<mesh::Field, 3> antidiffusive_;
 };
 

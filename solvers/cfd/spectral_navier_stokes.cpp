@@ -83,6 +83,151 @@ void curl(const Modes& m, const ModePolicy& policy, const SpectralNavierStokes::
       });
 }
 
+
+// u = sin x cos y cos z, v = -cos x sin y cos z, w = 0 on the grid points of this rank's real block.
+void taylor_green(const fft::DistributedFFT& fft, const SpectralNavierStokes::RealVector& velocity) {
+  const auto& b = fft.real_block();
+  const auto n = fft.cells();
+  const double h[3] = {2 * pi / n[0], 2 * pi / n[1], 2 * pi / n[2]};  // the flow's own period is the box
+  const long z0 = b.offset[0], y0 = b.offset[1];
+  const auto u = velocity[0], v = velocity[1], w = velocity[2];
+  Kokkos::parallel_for(
+      "cfd::taylor_green", cell_policy(fft), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        const double x = i * h[0], y = (y0 + j) * h[1], z = (z0 + k) * h[2];
+        u(k, j, i) = km::sin(x) * km::cos(y) * km::cos(z);
+        v(k, j, i) = -km::cos(x) * km::sin(y) * km::cos(z);
+        w(k, j, i) = 0.0;
+      });
+}
+
+// theta = cos x cos y cos z on the grid points.
+void initial_scalar(const fft::DistributedFFT& fft, const fft::RealPencil& theta) {
+  const auto& b = fft.real_block();
+  const auto n = fft.cells();
+  const double h[3] = {2 * pi / n[0], 2 * pi / n[1], 2 * pi / n[2]};
+  const long z0 = b.offset[0], y0 = b.offset[1];
+  Kokkos::parallel_for(
+      "cfd::initial_scalar", cell_policy(fft), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        theta(k, j, i) = km::cos(i * h[0]) * km::cos((y0 + j) * h[1]) * km::cos((z0 + k) * h[2]);
+      });
+}
+
+// A solenoidal field with E(k) ~ k^4 exp(-2 (k/k0)^2), its phases from Philox keyed by the global
+// wavenumber (unscaled, and Hermitian only after a round trip through physical space).
+void random_solenoidal_field(const Modes& m, const ModePolicy& policy, random::Philox4x32::Key key, double k0,
+                             const SpectralNavierStokes::Vector& u_hat) {
+  const auto ux = u_hat[0], uy = u_hat[1], uz = u_hat[2];
+  Kokkos::parallel_for(
+      "cfd::random_field", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        long ix, iy, iz;
+        m.integer(i, j, l, ix, iy, iz);
+        const double k2 = static_cast<double>(ix * ix + iy * iy + iz * iz), k = km::sqrt(k2);
+        if (k2 == 0 || !m.resolved(i, j, l)) {
+          ux(i, j, l) = uy(i, j, l) = uz(i, j, l) = Complex(0, 0);
+          return;
+        }
+        const std::uint64_t mode = static_cast<std::uint64_t>((ix * m.ny + m.ky0 + j) * m.nz + l);
+        double g[8];
+        random::normal_pair(random::Philox4x32::generate(random::counter_of(mode, 0), key), g[0], g[1]);
+        random::normal_pair(random::Philox4x32::generate(random::counter_of(mode, 1), key), g[2], g[3]);
+        random::normal_pair(random::Philox4x32::generate(random::counter_of(mode, 2), key), g[4], g[5]);
+        Complex r[3] = {Complex(g[0], g[1]), Complex(g[2], g[3]), Complex(g[4], g[5])};
+        const double kv[3] = {static_cast<double>(ix), static_cast<double>(iy), static_cast<double>(iz)};
+        const Complex along = (kv[0] * r[0] + kv[1] * r[1] + kv[2] * r[2]) / k2;
+        // E(k) ~ k^4 exp(-2 (k/k0)^2) spread over a shell of about 4 pi k^2 modes.
+        const double amplitude = km::sqrt(k2 * km::exp(-2 * k2 / (k0 * k0)) / (4 * pi)) / k * k;
+        ux(i, j, l) = amplitude * (r[0] - kv[0] * along);
+        uy(i, j, l) = amplitude * (r[1] - kv[1] * along);
+        uz(i, j, l) = amplitude * (r[2] - kv[2] * along);
+      });
+}
+
+// u x omega, in place of omega, in physical space.
+void cross_product(const ModePolicy& cells, const SpectralNavierStokes::RealVector& u,
+                   const SpectralNavierStokes::RealVector& omega) {
+  const auto ux = u[0], uy = u[1], uz = u[2], wx = omega[0], wy = omega[1], wz = omega[2];
+  Kokkos::parallel_for(
+      "cfd::cross_product", cells, KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        const double a = ux(k, j, i), b = uy(k, j, i), c = uz(k, j, i);
+        const double p = wx(k, j, i), q = wy(k, j, i), r = wz(k, j, i);
+        wx(k, j, i) = b * r - c * q;
+        wy(k, j, i) = c * p - a * r;
+        wz(k, j, i) = a * q - b * p;
+      });
+}
+
+// Dealiases and projects the nonlinear term onto divergence-free fields, then adds the forcing A u_hat.
+void project_and_force(const Modes& m, const ModePolicy& policy, const SpectralNavierStokes::Vector& out,
+                       const SpectralNavierStokes::Vector& u_hat, double forcing) {
+  const auto nx = out[0], ny = out[1], nz = out[2];
+  const auto vx = u_hat[0], vy = u_hat[1], vz = u_hat[2];
+  Kokkos::parallel_for(
+      "cfd::project", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        double kx, ky, kz;
+        m.wavevector(i, j, l, kx, ky, kz);
+        const double k2 = kx * kx + ky * ky + kz * kz;
+        if (k2 == 0 || !m.resolved(i, j, l)) {
+          // The mean flow is conserved and the aliased modes take no part.
+          nx(i, j, l) = ny(i, j, l) = nz(i, j, l) = Complex(0, 0);
+          return;
+        }
+        const Complex a = nx(i, j, l), b = ny(i, j, l), c = nz(i, j, l);
+        const Complex along = (kx * a + ky * b + kz * c) / k2;
+        nx(i, j, l) = a - kx * along + forcing * vx(i, j, l);
+        ny(i, j, l) = b - ky * along + forcing * vy(i, j, l);
+        nz(i, j, l) = c - kz * along + forcing * vz(i, j, l);
+      });
+}
+
+// grad theta = i k theta_hat.
+void gradient(const Modes& m, const ModePolicy& policy, const fft::ComplexPencil& theta_hat,
+              const SpectralNavierStokes::Vector& grad) {
+  const auto gx = grad[0], gy = grad[1], gz = grad[2];
+  Kokkos::parallel_for(
+      "cfd::scalar_gradient", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        double kx, ky, kz;
+        m.wavevector(i, j, l, kx, ky, kz);
+        const Complex t = times_i(theta_hat(i, j, l));
+        gx(i, j, l) = kx * t, gy(i, j, l) = ky * t, gz(i, j, l) = kz * t;
+      });
+}
+
+// -u . g in physical space.
+void minus_u_dot(const ModePolicy& cells, const SpectralNavierStokes::RealVector& u,
+                 const SpectralNavierStokes::RealVector& g, const fft::RealPencil& out) {
+  const auto ux = u[0], uy = u[1], uz = u[2], dx = g[0], dy = g[1], dz = g[2];
+  Kokkos::parallel_for(
+      "cfd::scalar_advection", cells, KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        out(k, j, i) = -(ux(k, j, i) * dx(k, j, i) + uy(k, j, i) * dy(k, j, i) + uz(k, j, i) * dz(k, j, i));
+      });
+}
+
+// The mean of theta is conserved and the aliased modes take no part.
+void dealias_scalar(const Modes& m, const ModePolicy& policy, const fft::ComplexPencil& out) {
+  Kokkos::parallel_for(
+      "cfd::scalar_dealias", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        long ix, iy, iz;
+        m.integer(i, j, l, ix, iy, iz);
+        if (!m.resolved(i, j, l) || (ix == 0 && iy == 0 && iz == 0)) out(i, j, l) = Complex(0, 0);
+      });
+}
+
+// Max over this rank's cells of sum over axes |u_i| / h_i.
+double max_speed_over_spacing(const ModePolicy& cells, const SpectralNavierStokes::RealVector& u,
+                              Kokkos::Array<double, 3> inverse_h) {
+  const auto ux = u[0], uy = u[1], uz = u[2];
+  double largest = 0;
+  Kokkos::parallel_reduce(
+      "cfd::speed", cells,
+      KOKKOS_LAMBDA(const int k, const int j, const int i, double& m) {
+        const double r = km::fabs(ux(k, j, i)) * inverse_h[0] + km::fabs(uy(k, j, i)) * inverse_h[1] +
+                         km::fabs(uz(k, j, i)) * inverse_h[2];
+        m = max_of(m, r);
+      },
+      Kokkos::Max<double>(largest));
+  return largest;
+}
+
 }  // namespace
 
 void declare_keys(io::Schema& schema) {
@@ -157,15 +302,7 @@ SpectralNavierStokes::SpectralNavierStokes(Settings settings, MPI_Comm comm)
 }
 
 void SpectralNavierStokes::set_scalar() {
-  const auto& b = fft_.real_block();
-  const auto n = fft_.cells();
-  const double h[3] = {2 * pi / n[0], 2 * pi / n[1], 2 * pi / n[2]};
-  const long z0 = b.offset[0], y0 = b.offset[1];
-  const auto theta = divergence_;
-  Kokkos::parallel_for(
-      "cfd::initial_scalar", cell_policy(fft_), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        theta(k, j, i) = km::cos(i * h[0]) * km::cos((y0 + j) * h[1]) * km::cos((z0 + k) * h[2]);
-      });
+  initial_scalar(fft_, divergence_);
   fft_.forward(divergence_, state_[3]);
 }
 
@@ -174,18 +311,7 @@ void SpectralNavierStokes::to_physical(const Vector& spectral, const RealVector&
 }
 
 void SpectralNavierStokes::set_taylor_green() {
-  const auto& b = fft_.real_block();
-  const auto n = fft_.cells();
-  const double h[3] = {2 * pi / n[0], 2 * pi / n[1], 2 * pi / n[2]};  // the flow's own period is the box
-  const long z0 = b.offset[0], y0 = b.offset[1];
-  const auto u = u_[0], v = u_[1], w = u_[2];
-  Kokkos::parallel_for(
-      "cfd::taylor_green", cell_policy(fft_), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        const double x = i * h[0], y = (y0 + j) * h[1], z = (z0 + k) * h[2];
-        u(k, j, i) = km::sin(x) * km::cos(y) * km::cos(z);
-        v(k, j, i) = -km::cos(x) * km::sin(y) * km::cos(z);
-        w(k, j, i) = 0.0;
-      });
+  taylor_green(fft_, u_);
   for (int c = 0; c < 3; ++c) fft_.forward(u_[c], u_hat_[c]);
 }
 
@@ -223,32 +349,7 @@ void scale(const ModePolicy& policy, const SpectralNavierStokes::Vector& u, doub
 void SpectralNavierStokes::set_random_field() {
   const Modes m = modes_of(fft_, s_.length);
   const auto policy = mode_policy(fft_);
-  const auto key = random::key_of(s_.seed);
-  const double k0 = s_.peak_wavenumber;
-  const auto ux = u_hat_[0], uy = u_hat_[1], uz = u_hat_[2];
-  Kokkos::parallel_for(
-      "cfd::random_field", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
-        long ix, iy, iz;
-        m.integer(i, j, l, ix, iy, iz);
-        const double k2 = static_cast<double>(ix * ix + iy * iy + iz * iz), k = km::sqrt(k2);
-        if (k2 == 0 || !m.resolved(i, j, l)) {
-          ux(i, j, l) = uy(i, j, l) = uz(i, j, l) = Complex(0, 0);
-          return;
-        }
-        const std::uint64_t mode = static_cast<std::uint64_t>((ix * m.ny + m.ky0 + j) * m.nz + l);
-        double g[8];
-        random::normal_pair(random::Philox4x32::generate(random::counter_of(mode, 0), key), g[0], g[1]);
-        random::normal_pair(random::Philox4x32::generate(random::counter_of(mode, 1), key), g[2], g[3]);
-        random::normal_pair(random::Philox4x32::generate(random::counter_of(mode, 2), key), g[4], g[5]);
-        Complex r[3] = {Complex(g[0], g[1]), Complex(g[2], g[3]), Complex(g[4], g[5])};
-        const double kv[3] = {static_cast<double>(ix), static_cast<double>(iy), static_cast<double>(iz)};
-        const Complex along = (kv[0] * r[0] + kv[1] * r[1] + kv[2] * r[2]) / k2;
-        // E(k) ~ k^4 exp(-2 (k/k0)^2) spread over a shell of about 4 pi k^2 modes.
-        const double amplitude = km::sqrt(k2 * km::exp(-2 * k2 / (k0 * k0)) / (4 * pi)) / k * k;
-        ux(i, j, l) = amplitude * (r[0] - kv[0] * along);
-        uy(i, j, l) = amplitude * (r[1] - kv[1] * along);
-        uz(i, j, l) = amplitude * (r[2] - kv[2] * along);
-      });
+  random_solenoidal_field(m, policy, random::key_of(s_.seed), s_.peak_wavenumber, u_hat_);
   // A real field's spectrum is Hermitian; a round trip through physical space makes it so.
   to_physical(u_hat_, u_);
   for (int c = 0; c < 3; ++c) fft_.forward(u_[c], u_hat_[c]);
@@ -268,87 +369,31 @@ void SpectralNavierStokes::nonlinear(const Fields& in, const Fields& out) {
   if (!(from_state && velocity_is_current_)) to_physical(u_hat, u_);
   velocity_is_current_ = from_state;
   to_physical(scratch_, omega_);
-  const auto ux = u_[0], uy = u_[1], uz = u_[2], wx = omega_[0], wy = omega_[1], wz = omega_[2];
-  Kokkos::parallel_for(
-      "cfd::cross_product", cell_policy(fft_), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        const double a = ux(k, j, i), b = uy(k, j, i), c = uz(k, j, i);
-        const double p = wx(k, j, i), q = wy(k, j, i), r = wz(k, j, i);
-        wx(k, j, i) = b * r - c * q;
-        wy(k, j, i) = c * p - a * r;
-        wz(k, j, i) = a * q - b * p;
-      });
+  cross_product(cell_policy(fft_), u_, omega_);
   for (int c = 0; c < 3; ++c) fft_.forward(omega_[c], out[c]);
-  const auto nx = out[0], ny = out[1], nz = out[2];
-  const auto vx = u_hat[0], vy = u_hat[1], vz = u_hat[2];
-  const double forcing = s_.forcing_rate;
-  Kokkos::parallel_for(
-      "cfd::project", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
-        double kx, ky, kz;
-        m.wavevector(i, j, l, kx, ky, kz);
-        const double k2 = kx * kx + ky * ky + kz * kz;
-        if (k2 == 0 || !m.resolved(i, j, l)) {
-          // The mean flow is conserved and the aliased modes take no part.
-          nx(i, j, l) = ny(i, j, l) = nz(i, j, l) = Complex(0, 0);
-          return;
-        }
-        const Complex a = nx(i, j, l), b = ny(i, j, l), c = nz(i, j, l);
-        const Complex along = (kx * a + ky * b + kz * c) / k2;
-        nx(i, j, l) = a - kx * along + forcing * vx(i, j, l);
-        ny(i, j, l) = b - ky * along + forcing * vy(i, j, l);
-        nz(i, j, l) = c - kz * along + forcing * vz(i, j, l);
-      });
+  project_and_force(m, policy, Vector{out[0], out[1], out[2]}, u_hat, s_.forcing_rate);
   if (s_.passive_scalar) scalar_advection(in[3], out[3]);
 }
 
 // grad theta into scratch_, in Fourier space.
 void SpectralNavierStokes::scalar_gradient(const fft::ComplexPencil& theta_hat) {
-  const Modes m = modes_of(fft_, s_.length);
-  const auto gx = scratch_[0], gy = scratch_[1], gz = scratch_[2];
-  Kokkos::parallel_for(
-      "cfd::scalar_gradient", mode_policy(fft_), KOKKOS_LAMBDA(const int i, const int j, const int l) {
-        double kx, ky, kz;
-        m.wavevector(i, j, l, kx, ky, kz);
-        const Complex t = times_i(theta_hat(i, j, l));
-        gx(i, j, l) = kx * t, gy(i, j, l) = ky * t, gz(i, j, l) = kz * t;
-      });
+  gradient(modes_of(fft_, s_.length), mode_policy(fft_), theta_hat, scratch_);
 }
 
 // -u . grad theta, with u in physical space already (left in u_ by the velocity part).
 void SpectralNavierStokes::scalar_advection(const fft::ComplexPencil& theta_hat, const fft::ComplexPencil& out) {
-  const Modes m = modes_of(fft_, s_.length);
   scalar_gradient(theta_hat);
   to_physical(scratch_, omega_);
-  const auto ux = u_[0], uy = u_[1], uz = u_[2], dx = omega_[0], dy = omega_[1], dz = omega_[2];
-  const auto advection = divergence_;
-  Kokkos::parallel_for(
-      "cfd::scalar_advection", cell_policy(fft_), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        advection(k, j, i) = -(ux(k, j, i) * dx(k, j, i) + uy(k, j, i) * dy(k, j, i) + uz(k, j, i) * dz(k, j, i));
-      });
+  minus_u_dot(cell_policy(fft_), u_, omega_, divergence_);
   fft_.forward(divergence_, out);
-  Kokkos::parallel_for(
-      "cfd::scalar_dealias", mode_policy(fft_), KOKKOS_LAMBDA(const int i, const int j, const int l) {
-        long ix, iy, iz;
-        m.integer(i, j, l, ix, iy, iz);
-        // The mean of theta is conserved and the aliased modes take no part.
-        if (!m.resolved(i, j, l) || (ix == 0 && iy == 0 && iz == 0)) out(i, j, l) = Complex(0, 0);
-      });
+  dealias_scalar(modes_of(fft_, s_.length), mode_policy(fft_), out);
 }
 
 double SpectralNavierStokes::max_speed_ratio() {
   to_physical(u_hat_, u_);
   velocity_is_current_ = true;
   const auto n = fft_.cells();
-  const double inverse_h[3] = {n[0] / s_.length, n[1] / s_.length, n[2] / s_.length};
-  const auto ux = u_[0], uy = u_[1], uz = u_[2];
-  double largest = 0;
-  Kokkos::parallel_reduce(
-      "cfd::speed", cell_policy(fft_),
-      KOKKOS_LAMBDA(const int k, const int j, const int i, double& m) {
-        const double r = km::fabs(ux(k, j, i)) * inverse_h[0] + km::fabs(uy(k, j, i)) * inverse_h[1] +
-                         km::fabs(uz(k, j, i)) * inverse_h[2];
-        m = max_of(m, r);
-      },
-      Kokkos::Max<double>(largest));
+  const double largest = max_speed_over_spacing(cell_policy(fft_), u_, {n[0] / s_.length, n[1] / s_.length, n[2] / s_.length});
   return mesh::global_max(largest, comm_);
 }
 

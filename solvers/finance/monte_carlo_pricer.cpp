@@ -80,6 +80,25 @@ void simulate_block(const M& base, const PricerSettings& s, const Kokkos::View<c
       });
 }
 
+// Per chunk of `chunk` samples, in sample order: the sums of MonteCarloPricer::Sum.
+void sum_chunks(const SampleValues& values, const MonteCarloPricer::ChunkSums& partial, int products, long samples) {
+  constexpr int chunk = MonteCarloPricer::chunk;
+  using Sum = MonteCarloPricer::Sum;
+  const long chunks = (samples + chunk - 1) / chunk;
+  Kokkos::parallel_for(
+      "finance::chunk_sums", Kokkos::RangePolicy<>(0, chunks), KOKKOS_LAMBDA(const long c) {
+        for (int p = 0; p < products; ++p) {
+          double s[Sum::sums] = {};
+          for (long i = c * chunk; i < samples && i < (c + 1) * chunk; ++i) {
+            const double yv = values(i, p, 0), xv = values(i, p, 1), dv = values(i, p, 2), gv = values(i, p, 3);
+            s[Sum::y] += yv, s[Sum::y2] += yv * yv, s[Sum::x] += xv, s[Sum::x2] += xv * xv, s[Sum::xy] += xv * yv;
+            s[Sum::d] += dv, s[Sum::d2] += dv * dv, s[Sum::g] += gv, s[Sum::g2] += gv * gv;
+          }
+          for (int k = 0; k < Sum::sums; ++k) partial(c, p, k) = s[k];
+        }
+      });
+}
+
 std::vector<double> cholesky(const std::vector<double>& c, int n) {
   std::vector<double> l(static_cast<std::size_t>(n * n), 0.0);
   for (int i = 0; i < n; ++i)
@@ -300,18 +319,7 @@ std::vector<double> MonteCarloPricer::block_sums(long block) {
     simulate_block(settings_.heston, settings_, payoffs_, block, values);
   const long samples = settings_.block_size, chunks = (samples + chunk - 1) / chunk;
   const auto partial = chunk_sums_;
-  Kokkos::parallel_for(
-      "finance::chunk_sums", Kokkos::RangePolicy<>(0, chunks), KOKKOS_LAMBDA(const long c) {
-        for (int p = 0; p < products; ++p) {
-          double s[sums] = {};
-          for (long i = c * chunk; i < samples && i < (c + 1) * chunk; ++i) {
-            const double yv = values(i, p, 0), xv = values(i, p, 1), dv = values(i, p, 2), gv = values(i, p, 3);
-            s[y] += yv, s[y2] += yv * yv, s[x] += xv, s[x2] += xv * xv, s[xy] += xv * yv;
-            s[d] += dv, s[d2] += dv * dv, s[g] += gv, s[g2] += gv * gv;
-          }
-          for (int k = 0; k < sums; ++k) partial(c, p, k) = s[k];
-        }
-      });
+  sum_chunks(values, partial, products, samples);
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), partial);
   std::vector<double> out(static_cast<std::size_t>(products * sums), 0.0);
   for (long c = 0; c < chunks; ++c)

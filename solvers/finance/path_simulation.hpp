@@ -22,7 +22,7 @@ struct PathSetup {
 
 template <class Model>
 KOKKOS_INLINE_FUNCTION PathRecord simulate(const Model& model, const PathSetup& setup, Draws draws) {
-  double x[max_assets], variance;
+  double x[max_assets] = {}, variance = 0;
   model.start(x, &variance);
   PathRecord r;
   const double log_start = x[0], start = km::exp(x[0]);

@@ -25,18 +25,79 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw mesh::DecompositionError("distributed FFT: " + message);
 }
 
-template <class Index>
-KOKKOS_INLINE_FUNCTION Complex& element(const ComplexPencil& v, const Index& axis, long kept, long gathered,
+using Axes = Kokkos::Array<int, 3>;
+
+KOKKOS_INLINE_FUNCTION Complex& element(const ComplexPencil& v, const Axes& axis, long kept, long gathered,
                                         long scattered) {
   long i[3];
   i[axis[0]] = kept, i[axis[1]] = gathered, i[axis[2]] = scattered;
   return v(i[0], i[1], i[2]);
 }
 
+using ComplexBuffer = Kokkos::View<Complex*, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+ComplexBuffer as_complex(const Kokkos::View<double*>& buffer) {
+  return ComplexBuffer(reinterpret_cast<Complex*>(buffer.data()), buffer.extent(0) / 2);
+}
+
+// A transpose within one rank: one local reordering instead of pack, copy and unpack.
+void reorder(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to) {
+  const Axes from_axis = t.from_axis, to_axis = t.to_axis;
+  const long kept = t.kept, gathered = t.gathered, scattered = t.scattered;
+  Kokkos::parallel_for(
+      "fft::reorder", Kokkos::RangePolicy<>(0, kept * gathered * scattered), KOKKOS_LAMBDA(const long n) {
+        const long k = n / (gathered * scattered), g = (n / scattered) % gathered, s = n % scattered;
+        element(to, to_axis, k, g, s) = element(from, from_axis, k, g, s);
+      });
+}
+
+// To rank p goes the slice of the scattered axis it will own, packed in (kept, gathered, scattered) order.
+void pack(const PencilTranspose& t, int p, const ComplexPencil& from, const ComplexBuffer& send) {
+  const Axes from_axis = t.from_axis;
+  const long kept = t.kept, my_gathered = block_size(t.gathered, t.parts, t.me);
+  const long width = block_size(t.scattered, t.parts, p), first = block_offset(t.scattered, t.parts, p);
+  const long offset = t.send_offsets[p] / 2;
+  Kokkos::parallel_for(
+      "fft::pack", Kokkos::RangePolicy<>(0, kept * my_gathered * width), KOKKOS_LAMBDA(const long n) {
+        const long k = n / (my_gathered * width), g = (n / width) % my_gathered, s = n % width;
+        send(offset + n) = element(from, from_axis, k, g, first + s);
+      });
+}
+
+// From rank p comes its slice of the gathered axis, for this rank's part of the scattered one.
+void unpack(const PencilTranspose& t, int p, const ComplexBuffer& receive, const ComplexPencil& to) {
+  const Axes to_axis = t.to_axis;
+  const long kept = t.kept, my_scattered = block_size(t.scattered, t.parts, t.me);
+  const long height = block_size(t.gathered, t.parts, p), first = block_offset(t.gathered, t.parts, p);
+  const long offset = t.receive_offsets[p] / 2;
+  Kokkos::parallel_for(
+      "fft::unpack", Kokkos::RangePolicy<>(0, kept * height * my_scattered), KOKKOS_LAMBDA(const long n) {
+        const long k = n / (height * my_scattered), g = (n / my_scattered) % height, s = n % my_scattered;
+        element(to, to_axis, k, first + g, s) = receive(offset + n);
+      });
+}
+
+// A transpose's geometry with its MPI_Alltoallv counts and offsets.
+PencilTranspose plan_transpose(MPI_Comm comm, int parts, int me, long kept, long gathered, long scattered,
+                               Axes from_axis, Axes to_axis) {
+  PencilTranspose t{comm, parts, me, kept, gathered, scattered, from_axis, to_axis};
+  const long my_gathered = block_size(gathered, parts, me), my_scattered = block_size(scattered, parts, me);
+  for (int p = 0; p < parts; ++p) {
+    const long out = kept * my_gathered * block_size(scattered, parts, p);
+    const long in = kept * block_size(gathered, parts, p) * my_scattered;
+    t.send_counts.push_back(static_cast<int>(2 * out));
+    t.send_offsets.push_back(static_cast<int>(2 * t.sent));
+    t.receive_counts.push_back(static_cast<int>(2 * in));
+    t.receive_offsets.push_back(static_cast<int>(2 * t.received));
+    t.sent += out, t.received += in;
+  }
+  return t;
+}
+
 }  // namespace
 
 DistributedFFT::DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::array<int, 2> process_grid,
-                               PlanEffort effort)
+                               PlanEffort effort, mesh::MessagePath path)
     : cells_(cells), dims_(choose_grid(comm, cells, process_grid)) {
   const long nx = cells[0], ny = cells[1], nz = cells[2], nxh = nx / 2 + 1;
   const int p1 = dims_[0], p2 = dims_[1];
@@ -63,10 +124,10 @@ DistributedFFT::DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::ar
   spectral_ = Block{{kx0, ky0, 0}, {kxn, kyn, nz}};
   // Forward: x-pencil (z, y, kx) -> y-pencil (z, kx, y) within a row, then -> z-pencil (kx, ky, kz)
   // within a column; backward retraces the same two steps.
-  x_to_y_ = Transpose{row_, p1, c1, zn, ny, nxh, {0, 1, 2}, {0, 2, 1}};
-  y_to_z_ = Transpose{column_, p2, c2, kxn, nz, ny, {1, 0, 2}, {0, 2, 1}};
-  z_to_y_ = Transpose{column_, p2, c2, kxn, ny, nz, {0, 1, 2}, {1, 2, 0}};
-  y_to_x_ = Transpose{row_, p1, c1, zn, nxh, ny, {0, 1, 2}, {0, 2, 1}};
+  x_to_y_ = plan_transpose(row_, p1, c1, zn, ny, nxh, {0, 1, 2}, {0, 2, 1});
+  y_to_z_ = plan_transpose(column_, p2, c2, kxn, nz, ny, {1, 0, 2}, {0, 2, 1});
+  z_to_y_ = plan_transpose(column_, p2, c2, kxn, ny, nz, {0, 1, 2}, {1, 2, 0});
+  y_to_x_ = plan_transpose(row_, p1, c1, zn, nxh, ny, {0, 1, 2}, {0, 2, 1});
   const int x_rows = static_cast<int>(zn * yn), y_rows = static_cast<int>(zn * kxn), z_rows = static_cast<int>(kxn * kyn);
   r2c_ = LocalFFT(Transform::real_to_complex, static_cast<int>(nx), x_rows, effort);
   c2r_ = LocalFFT(Transform::complex_to_real, static_cast<int>(nx), x_rows, effort);
@@ -83,8 +144,9 @@ DistributedFFT::DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::ar
   y_work2_ = pencil(y_pencil_, "fft::y_pencil_2");
   z_work_ = pencil(spectral_, "fft::z_pencil");
   const long largest = std::max({x_spectral_.size(), y_pencil_.size(), spectral_.size()});
-  send_ = Kokkos::View<double*>("fft::send", static_cast<std::size_t>(2 * largest));
-  receive_ = Kokkos::View<double*>("fft::receive", static_cast<std::size_t>(2 * largest));
+  const bool exchanges = p1 > 1 || p2 > 1;
+  send_ = mesh::MessageBuffer("fft::send", exchanges ? static_cast<std::size_t>(2 * largest) : 0, path);
+  receive_ = mesh::MessageBuffer("fft::receive", exchanges ? static_cast<std::size_t>(2 * largest) : 0, path);
 }
 
 DistributedFFT::~DistributedFFT() {
@@ -105,58 +167,21 @@ ComplexPencil DistributedFFT::make_spectral(const std::string& label) const {
                        static_cast<std::size_t>(spectral_.count[1]), static_cast<std::size_t>(spectral_.count[2]));
 }
 
-void DistributedFFT::transpose(const Transpose& t, const ComplexPencil& from, const ComplexPencil& to) {
+void DistributedFFT::transpose(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to) {
   timing::ScopedTimer timer("fft transpose");
-  const auto from_axis = t.from_axis, to_axis = t.to_axis;
-  if (t.parts == 1) {  // nothing to exchange: one local reordering instead of pack, copy and unpack
-    const long kept = t.kept, gathered = t.gathered, scattered = t.scattered;
-    Kokkos::parallel_for(
-        "fft::reorder", Kokkos::RangePolicy<>(0, kept * gathered * scattered), KOKKOS_LAMBDA(const long n) {
-          const long k = n / (gathered * scattered), g = (n / scattered) % gathered, s = n % scattered;
-          element(to, to_axis, k, g, s) = element(from, from_axis, k, g, s);
-        });
+  if (t.parts == 1) {
+    reorder(t, from, to);
     Kokkos::fence();
     return;
   }
-  std::vector<int> send_counts(t.parts), send_offsets(t.parts), receive_counts(t.parts), receive_offsets(t.parts);
-  const long my_gathered = block_size(t.gathered, t.parts, t.me), my_scattered = block_size(t.scattered, t.parts, t.me);
-  long sent = 0, received = 0;
-  const Kokkos::View<Complex*> send(reinterpret_cast<Complex*>(send_.data()), send_.extent(0) / 2);
-  const Kokkos::View<Complex*> receive(reinterpret_cast<Complex*>(receive_.data()), receive_.extent(0) / 2);
-  const long kept = t.kept;
-  for (int p = 0; p < t.parts; ++p) {
-    // To rank p goes the slice of the scattered axis it will own; packed in (kept, gathered, scattered) order.
-    const long width = block_size(t.scattered, t.parts, p), first = block_offset(t.scattered, t.parts, p);
-    const long offset = sent;
-    Kokkos::parallel_for(
-        "fft::pack", Kokkos::RangePolicy<>(0, kept * my_gathered * width), KOKKOS_LAMBDA(const long n) {
-          const long k = n / (my_gathered * width), g = (n / width) % my_gathered, s = n % width;
-          send(offset + n) = element(from, from_axis, k, g, first + s);
-        });
-    send_counts[p] = static_cast<int>(2 * kept * my_gathered * width);
-    send_offsets[p] = static_cast<int>(2 * offset);
-    sent += kept * my_gathered * width;
-    const long from_p = block_size(t.gathered, t.parts, p);
-    receive_counts[p] = static_cast<int>(2 * kept * from_p * my_scattered);
-    receive_offsets[p] = static_cast<int>(2 * received);
-    received += kept * from_p * my_scattered;
-  }
+  const ComplexBuffer send = as_complex(send_.values()), receive = as_complex(receive_.values());
+  for (int p = 0; p < t.parts; ++p) pack(t, p, from, send);
   Kokkos::fence();
-  auto send_host = Kokkos::create_mirror_view(send_);
-  auto receive_host = Kokkos::create_mirror_view(receive_);
-  Kokkos::deep_copy(send_host, send_);
-  MPI_Alltoallv(send_host.data(), send_counts.data(), send_offsets.data(), MPI_DOUBLE, receive_host.data(),
-                receive_counts.data(), receive_offsets.data(), MPI_DOUBLE, t.comm);
-  Kokkos::deep_copy(receive_, receive_host);
-  for (int p = 0; p < t.parts; ++p) {
-    const long height = block_size(t.gathered, t.parts, p), first = block_offset(t.gathered, t.parts, p);
-    const long offset = receive_offsets[p] / 2;
-    Kokkos::parallel_for(
-        "fft::unpack", Kokkos::RangePolicy<>(0, kept * height * my_scattered), KOKKOS_LAMBDA(const long n) {
-          const long k = n / (height * my_scattered), g = (n / my_scattered) % height, s = n % my_scattered;
-          element(to, to_axis, k, first + g, s) = receive(offset + n);
-        });
-  }
+  double* send_from = send_.send_from(static_cast<std::size_t>(2 * t.sent));
+  MPI_Alltoallv(send_from, t.send_counts.data(), t.send_offsets.data(), MPI_DOUBLE, receive_.receive_into(),
+                t.receive_counts.data(), t.receive_offsets.data(), MPI_DOUBLE, t.comm);
+  receive_.received(static_cast<std::size_t>(2 * t.received));
+  for (int p = 0; p < t.parts; ++p) unpack(t, p, receive, to);
   Kokkos::fence();
 }
 

@@ -5,8 +5,8 @@
 // Real space: x-pencils (z, y, x), x whole, y split over the first process-grid axis (p1) and z
 // over the second (p2). Spectral space: z-pencils (kx, ky, kz), kz whole, kx (n_x/2+1 of them)
 // split over p1 and ky over p2. A process grid with p2 = 1 gives slabs. A 2-D grid is nz = 1.
-// Transposes: MPI_Alltoallv within the rows and columns of the process grid, on buffers packed
-// and unpacked by Kokkos kernels.
+// Transposes: MPI_Alltoallv within the rows and columns of the process grid, on buffers made once
+// and packed and unpacked by Kokkos kernels.
 #include <mpi.h>
 
 #include <Kokkos_Complex.hpp>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mesh/field.hpp"
+#include "mesh/message_buffer.hpp"
 #include "solvers/common/fft/local_fft.hpp"
 
 namespace meridian::fft {
@@ -29,11 +30,26 @@ struct Block {
   long size() const { return count[0] * count[1] * count[2]; }
 };
 
+// One global transpose within a row or column of the process grid. In logical coordinates
+// (kept, gathered, scattered): the kept axis is the same on every rank of the communicator, the
+// gathered one is split in `from` and whole in `to`, the scattered one whole in `from` and split in
+// `to`. The message counts and offsets are worked out once, when the FFT is planned.
+struct PencilTranspose {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int parts = 1, me = 0;
+  long kept = 0;                        // local extent of the kept axis
+  long gathered = 0, scattered = 0;     // global extents
+  Kokkos::Array<int, 3> from_axis{};    // View dimension of (kept, gathered, scattered) in `from`
+  Kokkos::Array<int, 3> to_axis{};      // ... and in `to`
+  std::vector<int> send_counts, send_offsets, receive_counts, receive_offsets;  // in doubles
+  long sent = 0, received = 0;                                                  // in complex values
+};
+
 class DistributedFFT {
  public:
   // cells: global extents (nx, ny, nz); process_grid {p1, p2}, zeros let MPI choose (p2 = 1 when nz = 1).
   DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::array<int, 2> process_grid,
-                 PlanEffort effort = PlanEffort::estimate);
+                 PlanEffort effort = PlanEffort::estimate, mesh::MessagePath path = mesh::default_message_path());
   ~DistributedFFT();
   DistributedFFT(const DistributedFFT&) = delete;
   DistributedFFT& operator=(const DistributedFFT&) = delete;
@@ -53,28 +69,17 @@ class DistributedFFT {
   std::array<long, 3> cells() const { return cells_; }
 
  private:
-  // One global transpose within a row or column of the process grid. In logical coordinates
-  // (kept, gathered, scattered): the kept axis is the same on every rank of the communicator, the
-  // gathered one is split in `from` and whole in `to`, the scattered one whole in `from` and split in `to`.
-  struct Transpose {
-    MPI_Comm comm;
-    int parts, me;
-    long kept;                     // local extent of the kept axis
-    long gathered, scattered;      // global extents
-    std::array<int, 3> from_axis;  // View dimension of (kept, gathered, scattered) in `from`
-    std::array<int, 3> to_axis;    // ... and in `to`
-  };
-  void transpose(const Transpose& t, const ComplexPencil& from, const ComplexPencil& to);
+  void transpose(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to);
   void run_local(const LocalFFT& fft, const double* in, double* out);
 
   std::array<long, 3> cells_;
   std::array<int, 2> dims_{};
   MPI_Comm grid_ = MPI_COMM_NULL, row_ = MPI_COMM_NULL, column_ = MPI_COMM_NULL;
   Block real_, x_spectral_, y_pencil_, spectral_;
-  Transpose x_to_y_, y_to_z_, z_to_y_, y_to_x_;
+  PencilTranspose x_to_y_, y_to_z_, z_to_y_, y_to_x_;
   LocalFFT r2c_, c2r_, y_forward_, y_backward_, z_forward_, z_backward_;
   ComplexPencil x_work_, y_work_, y_work2_, z_work_;
-  Kokkos::View<double*> send_, receive_;
+  mesh::MessageBuffer send_, receive_;
 };
 
 }  // namespace meridian::fft

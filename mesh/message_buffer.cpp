@@ -1,0 +1,64 @@
+#include "mesh/message_buffer.hpp"
+
+#include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
+#include <utility>
+
+namespace meridian::mesh {
+namespace {
+MessagePath& process_default() {
+  static MessagePath path = device_memory_is_host ? MessagePath::direct : MessagePath::staged;
+  return path;
+}
+}  // namespace
+
+bool mpi_is_cuda_aware() {
+#if defined(MPICH) && defined(MPIX_GPU_SUPPORT_CUDA)
+  return MPIX_Query_cuda_support() == 1;
+#elif defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+MessagePath choose_message_path(const std::string& setting) {
+  if (setting == "false") return MessagePath::staged;
+  const bool device_ok = device_memory_is_host || mpi_is_cuda_aware();
+  if (setting == "auto") return device_ok ? MessagePath::direct : MessagePath::staged;
+  if (setting != "true") throw MessagePathError("run.gpu_aware_mpi must be true, false or \"auto\", not '" + setting + "'");
+  if (!device_ok)
+    throw MessagePathError(
+        "run.gpu_aware_mpi = true hands device buffers to MPI, but this MPI library does not report CUDA support "
+        "(MPIX_Query_cuda_support); use \"auto\" or false to stage messages through pinned host memory");
+  return MessagePath::direct;
+}
+
+MessagePath default_message_path() { return process_default(); }
+void set_default_message_path(MessagePath path) { process_default() = path; }
+
+MessageBuffer::MessageBuffer(const std::string& label, std::size_t size, MessagePath path)
+    : device_(label, size), path_(path) {
+  if (path_ == MessagePath::staged) host_ = Kokkos::View<double*, PinnedSpace>(label + "_host", size);
+}
+
+double* MessageBuffer::send_from(std::size_t count) {
+  if (path_ == MessagePath::direct) return device_.data();
+  const std::pair<std::size_t, std::size_t> first(0, count);
+  Kokkos::deep_copy(Kokkos::subview(host_, first), Kokkos::subview(device_, first));
+  Kokkos::fence();
+  return host_.data();
+}
+
+double* MessageBuffer::receive_into() { return path_ == MessagePath::direct ? device_.data() : host_.data(); }
+
+void MessageBuffer::received(std::size_t count) {
+  if (path_ == MessagePath::direct) return;
+  const std::pair<std::size_t, std::size_t> first(0, count);
+  Kokkos::deep_copy(Kokkos::subview(device_, first), Kokkos::subview(host_, first));
+}
+
+}  // namespace meridian::mesh
