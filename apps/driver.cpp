@@ -16,6 +16,7 @@
 #include "io/file_stamp.hpp"
 #include "io/time_series.hpp"
 #include "io/xdmf.hpp"
+#include "mesh/message_buffer.hpp"
 #include "mesh/timers.hpp"
 #include "solvers/registry.hpp"
 
@@ -41,6 +42,11 @@ void declare_run_keys(io::Schema& schema) {
   add({"run", "diagnostics_every", KeyType::integer, 10L, "steps",
        "record diagnostics every N steps (and at every output time)", {}, 1, 1e12});
   add({"run", "max_steps", KeyType::integer, 0L, "steps", "stop after this many steps in total (0: no limit)", {}, 0, 1e15});
+  add({"run", "gpu_aware_mpi", KeyType::string, std::string("auto"), "",
+       "MPI reads and writes device buffers directly (true), or messages are staged through pinned host buffers "
+       "(false); auto: directly where the MPI library reports CUDA support (MPIX_Query_cuda_support) or device "
+       "memory is host memory",
+       {"auto", "true", "false"}});
   add({"run", "output_dir", KeyType::string, std::string(""), "",
        "folder for output and checkpoints (empty: output/<deck name>); --output overrides it"});
 }
@@ -50,6 +56,17 @@ std::string output_directory(const RunOptions& options, const io::Deck& deck) {
   const std::string& from_deck = deck.string("run", "output_dir");
   if (!from_deck.empty()) return from_deck;
   return (fs::path("output") / fs::path(options.deck_path).stem()).string();
+}
+
+// Sets the process-wide message path from the deck before any exchange is built.
+mesh::MessagePath message_path_of(const io::Deck& deck) {
+  try {
+    const mesh::MessagePath path = mesh::choose_message_path(deck.string("run", "gpu_aware_mpi"));
+    mesh::set_default_message_path(path);
+    return path;
+  } catch (const mesh::MessagePathError& e) {
+    deck.fail("run", "gpu_aware_mpi", e.what());
+  }
 }
 
 int rank_of(MPI_Comm comm) {
@@ -113,6 +130,7 @@ class Run {
   io::Schema schema_;
   io::Deck deck_;
   std::string directory_;
+  mesh::MessagePath message_path_;
   std::unique_ptr<solvers::Solver> solver_;
   io::CheckpointStore checkpoints_;
   RunState state_;
@@ -130,6 +148,7 @@ Run::Run(const RunOptions& options, MPI_Comm comm)
       schema_(schema_for(entry_)),
       deck_(io::Deck::load(options.deck_path, schema_, options.overrides)),
       directory_(output_directory(options, deck_)),
+      message_path_(message_path_of(deck_)),
       solver_(entry_.build(deck_, comm)),
       checkpoints_((fs::path(directory_) / "checkpoints").string(), static_cast<int>(deck_.integer("run", "checkpoint_keep")),
                    comm),
@@ -299,7 +318,9 @@ RunSummary Run::summarise(long steps, double run_seconds, const std::string& che
   };
   RunSummary summary;
   MPI_Comm_size(comm_, &summary.ranks);
-  summary.layout = solver_->layout();
+  summary.layout = solver_->layout() + (message_path_ == mesh::MessagePath::direct
+                                            ? "; MPI messages straight from field memory"
+                                            : "; MPI messages staged through pinned host buffers");
   summary.steps = steps;
   summary.wall_seconds = run_seconds;
   summary.core_hours = run_seconds * summary.ranks / 3600.0;

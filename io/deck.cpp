@@ -91,6 +91,9 @@ long as_integer(const KeySpec& spec, const toml::value& v, const std::string& wh
 }
 
 std::string as_string(const KeySpec& spec, const toml::value& v, const std::string& where) {
+  // A key whose choices include true and false takes the TOML booleans as well as the strings.
+  const bool takes_booleans = std::find(spec.choices.begin(), spec.choices.end(), "true") != spec.choices.end();
+  if (v.is_boolean() && takes_booleans) return v.as_boolean() ? "true" : "false";
   if (!v.is_string()) reject(spec, where, std::string("expected a string, got ") + toml::stringize(v.type()));
   std::string s = v.as_string().str;
   check_choice(spec, s, where);

@@ -1,10 +1,13 @@
 #include "solvers/finance/monte_carlo_pricer.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <numeric>
 #include <sstream>
 
+#include "solvers/common/team_shape.hpp"
 #include "solvers/finance/closed_form_prices.hpp"
 
 namespace meridian::finance {
@@ -36,66 +39,93 @@ Heston bumped(Heston m, const Scenario& s) {
 }
 
 
+// The samples of `blocks` blocks, global block `first_block + b * block_stride` for b = 0, 1, ...:
+// a team per group of paths of a block, the paths across the team's vector lanes, each path's
+// values written as structure of arrays (quantity, product, sample) so neighbouring lanes write
+// neighbouring addresses. Quantities: 0 the discounted payoff, 1 the control variate, 2 and 3
+// the delta and vega samples (pathwise where the payoff allows, common-random-number central
+// differences of the bumped scenarios elsewhere).
 template <class M>
-void simulate_block(const M& base, const PricerSettings& s, const Kokkos::View<const Payoff*>& payoffs, long block,
-                    const SampleValues& values) {
+void simulate_blocks(const M& base, const PricerSettings& s, const Kokkos::View<const Payoff*>& payoffs,
+                     long first_block, long block_stride, long blocks, const SampleValues& values) {
   const int products = static_cast<int>(s.products.size());
   const int scenarios = s.greeks ? 5 : 1;
   Kokkos::Array<M, 5> models;
   const Scenario bumps[5] = {{}, {1 + s.spot_bump, 0}, {1 - s.spot_bump, 0}, {1, s.volatility_bump}, {1, -s.volatility_bump}};
   for (int k = 0; k < scenarios; ++k) models[k] = bumped(base, bumps[k]);
   const double spot = s.model == Model::gbm ? s.gbm.spot[0] : s.heston.spot;
-  const double delta_scale = 1 / (2 * s.spot_bump * spot);
-  const double vega_scale = 1 / (2 * s.volatility_bump);
+  const int signs = s.antithetic ? 2 : 1;
+  // Scenario k's weight in the delta (quantity 2) and vega (3) samples of a bumped product.
+  const double delta_scale = 1 / (2 * s.spot_bump * spot) / signs, vega_scale = 1 / (2 * s.volatility_bump) / signs;
+  const Kokkos::Array<double, 5> bump_weight{0, delta_scale, -delta_scale, vega_scale, -vega_scale};
   const PathSetup setup = s.path;
   const ProductTerms terms = s.terms;
   const auto key = random::key_of(s.seed);
-  const long first_path = block * s.block_size;
-  const int signs = s.antithetic ? 2 : 1;
+  const long block_size = s.block_size;
+  const solvers::TeamShape shape = solvers::path_team_shape();
+  const int threads = shape.threads, lanes = shape.lanes;
+  const long groups = (block_size + shape.items() - 1) / shape.items();  // per block
   Kokkos::parallel_for(
-      "finance::paths", Kokkos::RangePolicy<>(0, s.block_size), KOKKOS_LAMBDA(const long i) {
-        double value[5][16] = {};
-        double control[16] = {}, delta[16] = {}, vega[16] = {};
-        bool pathwise[16] = {};
-        for (int k = 0; k < scenarios; ++k)
-          for (int n = 0; n < signs; ++n) {
-            const Draws draws{key, static_cast<std::uint64_t>(first_path + i), 0, n == 0 ? 1.0 : -1.0};
-            const PathRecord r = simulate(models[k], setup, draws);
-            for (int p = 0; p < products; ++p) {
-              value[k][p] += discounted_payoff(payoffs(p), r, terms) / signs;
-              if (k > 0) continue;
-              control[p] += control_variate(payoffs(p), r, terms) / signs;
-              double dp = 0, vp = 0;
-              pathwise[p] = setup.volatility > 0 && pathwise_greeks(payoffs(p), r, terms, spot, dp, vp);
-              delta[p] += dp / signs, vega[p] += vp / signs;
-            }
-          }
-        for (int p = 0; p < products; ++p) {
-          values(i, p, 0) = value[0][p];
-          values(i, p, 1) = control[p];
-          // Pathwise where the payoff allows; common-random-number central differences elsewhere.
-          values(i, p, 2) = pathwise[p] ? delta[p] : scenarios > 1 ? (value[1][p] - value[2][p]) * delta_scale : 0.0;
-          values(i, p, 3) = pathwise[p] ? vega[p] : scenarios > 1 ? (value[3][p] - value[4][p]) * vega_scale : 0.0;
-        }
+      "finance::paths", shape.policy(blocks * groups), KOKKOS_LAMBDA(const solvers::TeamMember& team) {
+        const long b = team.league_rank() / groups, group = team.league_rank() % groups;
+        const long first_path = (first_block + b * block_stride) * block_size;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](const int thread) {
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](const int lane) {
+            const long in_block = (group * threads + thread) * lanes + lane;
+            if (in_block >= block_size) return;
+            const long sample = b * block_size + in_block;
+            for (int p = 0; p < products; ++p)
+              for (int q = 0; q < 4; ++q) values(q, p, sample) = 0;
+            for (int k = 0; k < scenarios; ++k)
+              for (int n = 0; n < signs; ++n) {
+                const Draws draws{key, static_cast<std::uint64_t>(first_path + in_block), 0, n == 0 ? 1.0 : -1.0};
+                const PathRecord r = simulate(models[k], setup, draws);
+                for (int p = 0; p < products; ++p) {
+                  const double payoff = discounted_payoff(payoffs(p), r, terms);
+                  double dp = 0, vp = 0;
+                  const bool pathwise = setup.volatility > 0 && pathwise_greeks(payoffs(p), r, terms, spot, dp, vp);
+                  if (k == 0) {
+                    values(0, p, sample) += payoff / signs;
+                    values(1, p, sample) += control_variate(payoffs(p), r, terms) / signs;
+                    if (pathwise) values(2, p, sample) += dp / signs, values(3, p, sample) += vp / signs;
+                  } else if (!pathwise) {
+                    values(k < 3 ? 2 : 3, p, sample) += bump_weight[k] * payoff;
+                  }
+                }
+              }
+          });
+        });
       });
 }
 
-// Per chunk of `chunk` samples, in sample order: the sums of MonteCarloPricer::Sum.
-void sum_chunks(const SampleValues& values, const MonteCarloPricer::ChunkSums& partial, int products, long samples) {
+// The sums of MonteCarloPricer::Sum over each block's samples, in a fixed order whatever the
+// backend: per chunk of `chunk` samples in sample order, then the chunks in order.
+void sum_blocks(const SampleValues& values, const MonteCarloPricer::ChunkSums& chunks,
+                const MonteCarloPricer::BlockSums& sums, long blocks, long block_size) {
   constexpr int chunk = MonteCarloPricer::chunk;
   using Sum = MonteCarloPricer::Sum;
-  const long chunks = (samples + chunk - 1) / chunk;
+  const int products = static_cast<int>(values.extent(1));
+  const long per_block = (block_size + chunk - 1) / chunk;
   Kokkos::parallel_for(
-      "finance::chunk_sums", Kokkos::RangePolicy<>(0, chunks), KOKKOS_LAMBDA(const long c) {
-        for (int p = 0; p < products; ++p) {
-          double s[Sum::sums] = {};
-          for (long i = c * chunk; i < samples && i < (c + 1) * chunk; ++i) {
-            const double yv = values(i, p, 0), xv = values(i, p, 1), dv = values(i, p, 2), gv = values(i, p, 3);
-            s[Sum::y] += yv, s[Sum::y2] += yv * yv, s[Sum::x] += xv, s[Sum::x2] += xv * xv, s[Sum::xy] += xv * yv;
-            s[Sum::d] += dv, s[Sum::d2] += dv * dv, s[Sum::g] += gv, s[Sum::g2] += gv * gv;
-          }
-          for (int k = 0; k < Sum::sums; ++k) partial(c, p, k) = s[k];
+      "finance::chunk_sums", Kokkos::RangePolicy<>(0, blocks * per_block * products), KOKKOS_LAMBDA(const long n) {
+        const int p = static_cast<int>(n % products);
+        const long c = (n / products) % per_block, b = n / (products * per_block);
+        double s[Sum::sums] = {};
+        for (long i = c * chunk; i < block_size && i < (c + 1) * chunk; ++i) {
+          const long at = b * block_size + i;
+          const double yv = values(0, p, at), xv = values(1, p, at), dv = values(2, p, at), gv = values(3, p, at);
+          s[Sum::y] += yv, s[Sum::y2] += yv * yv, s[Sum::x] += xv, s[Sum::x2] += xv * xv, s[Sum::xy] += xv * yv;
+          s[Sum::d] += dv, s[Sum::d2] += dv * dv, s[Sum::g] += gv, s[Sum::g2] += gv * gv;
         }
+        for (int k = 0; k < Sum::sums; ++k) chunks(b * per_block + c, p, k) = s[k];
+      });
+  Kokkos::parallel_for(
+      "finance::block_sums", Kokkos::RangePolicy<>(0, blocks * products * Sum::sums), KOKKOS_LAMBDA(const long n) {
+        const int k = static_cast<int>(n % Sum::sums), p = static_cast<int>((n / Sum::sums) % products);
+        const long b = n / (Sum::sums * products);
+        double total = 0;
+        for (long c = 0; c < per_block; ++c) total += chunks(b * per_block + c, p, k);
+        sums(b, p, k) = total;
       });
 }
 
@@ -288,15 +318,26 @@ MonteCarloPricer::MonteCarloPricer(PricerSettings settings, MPI_Comm comm)
     : settings_(std::move(settings)), comm_(comm), totals_(settings_.products.size() * sums, 0.0) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &ranks_);
-  // Made once: the payoffs on the device and the per-block work arrays.
+  // Made once: the payoffs on the device, the work arrays of the largest launch, and the host
+  // arrays the block sums of a step are gathered in.
   const int products = static_cast<int>(settings_.products.size());
   Kokkos::View<Payoff*> payoffs("finance::payoffs", products);
   auto host = Kokkos::create_mirror_view(payoffs);
   for (int p = 0; p < products; ++p) host(p) = settings_.products[p];
   Kokkos::deep_copy(payoffs, host);
   payoffs_ = payoffs;
-  values_ = SampleValues("finance::values", settings_.block_size, products, 4);
-  chunk_sums_ = ChunkSums("finance::chunk_sums", (settings_.block_size + chunk - 1) / chunk, products, sums);
+  const long my_blocks_per_step = (settings_.blocks_per_step + ranks_ - 1) / ranks_;
+  const double bytes_per_block = 4.0 * sizeof(double) * products * settings_.block_size;
+  max_launch_blocks_ = std::clamp(static_cast<long>(launch_bytes / bytes_per_block), 1L, my_blocks_per_step);
+  const long chunks = (settings_.block_size + chunk - 1) / chunk;
+  values_ = SampleValues("finance::values", 4, products, max_launch_blocks_ * settings_.block_size);
+  chunk_sums_ = ChunkSums("finance::chunk_sums", max_launch_blocks_ * chunks, products, sums);
+  block_sums_ = BlockSums("finance::block_sums", max_launch_blocks_, products, sums);
+  block_sums_host_ = Kokkos::create_mirror_view(Kokkos::HostSpace(), block_sums_);
+  mine_.reserve(static_cast<std::size_t>(my_blocks_per_step) * totals_.size());
+  gathered_.reserve(static_cast<std::size_t>(settings_.blocks_per_step) * totals_.size());
+  counts_.resize(ranks_);
+  offsets_.resize(ranks_);
 }
 
 double MonteCarloPricer::stable_dt(double) {
@@ -309,47 +350,54 @@ void MonteCarloPricer::step(double time, double dt) {
   run_blocks(blocks_done_, std::max(0L, end - blocks_done_));
 }
 
-// The sums of one block, over its samples in chunk order.
-std::vector<double> MonteCarloPricer::block_sums(long block) {
-  const int products = static_cast<int>(settings_.products.size());
-  const auto values = values_;
-  if (settings_.model == Model::gbm)
-    simulate_block(settings_.gbm, settings_, payoffs_, block, values);
-  else
-    simulate_block(settings_.heston, settings_, payoffs_, block, values);
-  const long samples = settings_.block_size, chunks = (samples + chunk - 1) / chunk;
-  const auto partial = chunk_sums_;
-  sum_chunks(values, partial, products, samples);
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), partial);
-  std::vector<double> out(static_cast<std::size_t>(products * sums), 0.0);
-  for (long c = 0; c < chunks; ++c)
-    for (int p = 0; p < products; ++p)
-      for (int k = 0; k < sums; ++k) out[p * sums + k] += host(c, p, k);
-  return out;
+// This rank's blocks first + rank_, first + rank_ + ranks_, ..., `count` of them, in launches of
+// whole blocks sized by wall time; their sums are appended to mine_ in block order.
+void MonteCarloPricer::run_launches(long first, long count) {
+  const long width = static_cast<long>(totals_.size());
+  for (long done = 0; done < count;) {
+    const long blocks = std::min(launch_blocks_, count - done);
+    const auto start = std::chrono::steady_clock::now();
+    const long first_block = first + rank_ + done * ranks_;
+    if (settings_.model == Model::gbm)
+      simulate_blocks(settings_.gbm, settings_, payoffs_, first_block, ranks_, blocks, values_);
+    else
+      simulate_blocks(settings_.heston, settings_, payoffs_, first_block, ranks_, blocks, values_);
+    sum_blocks(values_, chunk_sums_, block_sums_, blocks, settings_.block_size);
+    const std::pair<long, long> launched(0, blocks);
+    Kokkos::deep_copy(Kokkos::subview(block_sums_host_, launched, Kokkos::ALL, Kokkos::ALL),
+                      Kokkos::subview(block_sums_, launched, Kokkos::ALL, Kokkos::ALL));
+    const double* sums_of_launch = block_sums_host_.data();
+    mine_.insert(mine_.end(), sums_of_launch, sums_of_launch + blocks * width);
+    done += blocks;
+    // Launches of a tenth to a quarter of a second: long enough to fill a GPU, short enough that
+    // the run notices a stop request promptly. The sizes change no result (sums are per block).
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (seconds < launch_seconds_low && blocks == launch_blocks_)
+      launch_blocks_ = std::min(2 * launch_blocks_, max_launch_blocks_);
+    else if (seconds > launch_seconds_high)
+      launch_blocks_ = std::max(launch_blocks_ / 2, 1L);
+  }
 }
 
 // Blocks first .. first+count-1: rank r takes every ranks-th block from first + r; all block sums
 // are then gathered and added on every rank in block order.
 void MonteCarloPricer::run_blocks(long first, long count) {
   const std::size_t width = totals_.size();
-  std::vector<double> mine;
-  for (long b = first + rank_; b < first + count; b += ranks_) {
-    const auto sums_of_block = block_sums(b);
-    mine.insert(mine.end(), sums_of_block.begin(), sums_of_block.end());
-  }
-  std::vector<int> counts(ranks_), offsets(ranks_);
+  mine_.clear();
+  const long my_count = rank_ < count ? (count - rank_ + ranks_ - 1) / ranks_ : 0;
+  run_launches(first, my_count);
   for (int r = 0; r < ranks_; ++r) {
     const long blocks_of_r = r < count ? (count - r + ranks_ - 1) / ranks_ : 0;
-    counts[r] = static_cast<int>(blocks_of_r * static_cast<long>(width));
-    offsets[r] = r == 0 ? 0 : offsets[r - 1] + counts[r - 1];
+    counts_[r] = static_cast<int>(blocks_of_r * static_cast<long>(width));
+    offsets_[r] = r == 0 ? 0 : offsets_[r - 1] + counts_[r - 1];
   }
-  std::vector<double> all(static_cast<std::size_t>(count) * width);
-  MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
-                 MPI_DOUBLE, comm_);
+  gathered_.resize(static_cast<std::size_t>(count) * width);
+  MPI_Allgatherv(mine_.data(), static_cast<int>(mine_.size()), MPI_DOUBLE, gathered_.data(), counts_.data(),
+                 offsets_.data(), MPI_DOUBLE, comm_);
   for (long b = 0; b < count; ++b) {
     const int owner = static_cast<int>(b % ranks_);
-    const std::size_t at = static_cast<std::size_t>(offsets[owner]) + static_cast<std::size_t>(b / ranks_) * width;
-    for (std::size_t k = 0; k < width; ++k) totals_[k] += all[at + k];
+    const std::size_t at = static_cast<std::size_t>(offsets_[owner]) + static_cast<std::size_t>(b / ranks_) * width;
+    for (std::size_t k = 0; k < width; ++k) totals_[k] += gathered_[at + k];
   }
   blocks_done_ += count;
 }

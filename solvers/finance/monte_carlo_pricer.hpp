@@ -54,9 +54,14 @@ class MonteCarloPricer final : public solvers::Solver {
   // Samples are summed in fixed chunks, in order, so the block sums have the same bits on every
   // backend and thread count.
   static constexpr int chunk = 32;
-  // Per sample: y (discounted payoff), x (control), and the delta and vega samples.
-  using SampleValues = Kokkos::View<double***, Kokkos::LayoutRight>;  // (sample, product, 4)
+  // Per sample of a launch, structure of arrays: y (discounted payoff), x (control), and the
+  // delta and vega samples.
+  using SampleValues = Kokkos::View<double***, Kokkos::LayoutRight>;  // (quantity 0-3, product, sample)
   using ChunkSums = Kokkos::View<double***, Kokkos::LayoutRight>;     // (chunk, product, Sum)
+  using BlockSums = Kokkos::View<double***, Kokkos::LayoutRight>;     // (block, product, Sum)
+  // The work arrays of one launch stay under this; launches last about this long.
+  static constexpr double launch_bytes = 256.0 * 1024 * 1024;
+  static constexpr double launch_seconds_low = 0.1, launch_seconds_high = 0.25;
 
   MonteCarloPricer(PricerSettings settings, MPI_Comm comm);
 
@@ -83,7 +88,7 @@ class MonteCarloPricer final : public solvers::Solver {
 
  private:
   void run_blocks(long first, long count);
-  std::vector<double> block_sums(long block);
+  void run_launches(long first, long count);
   double control_mean(std::size_t product) const;
 
   PricerSettings settings_;
@@ -91,9 +96,14 @@ class MonteCarloPricer final : public solvers::Solver {
   Kokkos::View<const Payoff*> payoffs_;
   SampleValues values_;
   ChunkSums chunk_sums_;
+  BlockSums block_sums_;
+  BlockSums::HostMirror block_sums_host_;
+  long max_launch_blocks_ = 1, launch_blocks_ = 1;
   int rank_ = 0, ranks_ = 1;
   long blocks_done_ = 0;
-  std::vector<double> totals_;  // [product][Sum], added in global block order
+  std::vector<double> totals_;           // [product][Sum], added in global block order
+  std::vector<double> mine_, gathered_;  // a step's block sums: this rank's, and every rank's
+  std::vector<int> counts_, offsets_;    // of the gather
 };
 
 }  // namespace meridian::finance
