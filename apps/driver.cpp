@@ -213,7 +213,7 @@ void Run::write_output() {
   timing::ScopedTimer timer("output");
   std::ostringstream name;
   name << "fields_" << std::setw(5) << std::setfill('0') << state_.output_times.size() << ".h5";
-  const auto fields = solver_->output_fields();
+  const auto& fields = solver_->output_fields();
   {
     io::H5File file = io::H5File::create((fs::path(directory_) / name.str()).string(), comm_);
     io::write_stamp(file, {kind_, deck_.resolved_text(), state_.time, state_.step});

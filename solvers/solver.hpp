@@ -43,10 +43,10 @@ class Solver {
   // The solver's own lines for the end of the run (prices beside their closed forms, say).
   virtual std::string report() const { return {}; }
 
-  // Fields written at output times, staged to the host.
-  virtual std::vector<io::HostDataset> output_fields() = 0;
-  // Everything needed to continue bitwise, staged to the host.
-  virtual std::vector<io::HostDataset> state() = 0;
+  // Fields written at output times, staged to the host into buffers the solver made once.
+  virtual const std::vector<io::HostDataset>& output_fields() = 0;
+  // Everything needed to continue bitwise, staged to the host likewise.
+  virtual const std::vector<io::HostDataset>& state() = 0;
   // The boxes this rank holds of each state dataset, to read a checkpoint into.
   virtual std::vector<io::DatasetBox> state_layout() const = 0;
   virtual void restore(const std::vector<io::HostDataset>& state) = 0;

@@ -219,6 +219,11 @@ AdvectionSolver::AdvectionSolver(const mesh::GridSpec& grid, Settings settings, 
     limiter_ratio_ = mesh::make_field(decomp_, 2 * components_, "advection::limiter_ratio");
     for (auto& a : antidiffusive_) a = mesh::make_field(decomp_, components_, "advection::antidiffusive");
   }
+  if (!mesh::device_memory_is_host) q_host_ = Kokkos::create_mirror(q_);
+  for (const auto& t : settings_.tracers) {
+    staged_.push_back({tracer_box(t), {}});
+    staged_.back().values.resize(staged_.back().box.local_values());
+  }
   Kokkos::View<Shape*> shapes("advection::shapes", components_);
   auto shapes_host = Kokkos::create_mirror_view(shapes);
   for (int c = 0; c < components_; ++c) shapes_host(c) = settings_.tracers[c].shape;
@@ -538,28 +543,31 @@ std::vector<io::DatasetBox> AdvectionSolver::state_layout() const {
   return boxes;
 }
 
-std::vector<io::HostDataset> AdvectionSolver::stage_tracers() {
-  const Block b = block_of(decomp_, components_);
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q_);
-  std::vector<io::HostDataset> out;
-  for (int c = 0; c < components_; ++c) {
-    io::HostDataset d{tracer_box(settings_.tracers[c]), {}};
-    d.values.reserve(d.box.local_values());
-    for (int k = b.hz; k < b.hz + b.nz; ++k)
-      for (int j = b.hy; j < b.hy + b.ny; ++j)
-        for (int i = b.hx; i < b.hx + b.nx; ++i) d.values.push_back(host(c, k, j, i));
-    out.push_back(std::move(d));
-  }
-  return out;
+Field::HostMirror AdvectionSolver::tracers_on_host() {
+  if (mesh::device_memory_is_host) return Kokkos::create_mirror_view(q_);  // q_ itself
+  Kokkos::deep_copy(q_host_, q_);
+  return q_host_;
 }
 
-std::vector<io::HostDataset> AdvectionSolver::output_fields() { return stage_tracers(); }
+const std::vector<io::HostDataset>& AdvectionSolver::stage_tracers() {
+  const Block b = block_of(decomp_, components_);
+  const auto host = tracers_on_host();
+  for (int c = 0; c < components_; ++c) {
+    double* values = staged_[c].values.data();
+    for (int k = b.hz; k < b.hz + b.nz; ++k)
+      for (int j = b.hy; j < b.hy + b.ny; ++j)
+        for (int i = b.hx; i < b.hx + b.nx; ++i) *values++ = host(c, k, j, i);
+  }
+  return staged_;
+}
 
-std::vector<io::HostDataset> AdvectionSolver::state() { return stage_tracers(); }
+const std::vector<io::HostDataset>& AdvectionSolver::output_fields() { return stage_tracers(); }
+
+const std::vector<io::HostDataset>& AdvectionSolver::state() { return stage_tracers(); }
 
 void AdvectionSolver::restore(const std::vector<io::HostDataset>& state) {
   const Block b = block_of(decomp_, components_);
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q_);
+  const auto host = tracers_on_host();
   for (int c = 0; c < components_; ++c) {
     const auto& values = state.at(c).values;
     std::size_t n = 0;
@@ -567,7 +575,7 @@ void AdvectionSolver::restore(const std::vector<io::HostDataset>& state) {
       for (int j = b.hy; j < b.hy + b.ny; ++j)
         for (int i = b.hx; i < b.hx + b.nx; ++i) host(c, k, j, i) = values.at(n++);
   }
-  Kokkos::deep_copy(q_, host);
+  if (!mesh::device_memory_is_host) Kokkos::deep_copy(q_, host);
 }
 
 }  // namespace meridian::advection

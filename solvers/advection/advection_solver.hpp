@@ -46,8 +46,8 @@ class AdvectionSolver final : public solvers::Solver {
   double work_per_step() const override;
   std::string work_unit() const override { return "cell-updates"; }
   std::string layout() const override;
-  std::vector<io::HostDataset> output_fields() override;
-  std::vector<io::HostDataset> state() override;
+  const std::vector<io::HostDataset>& output_fields() override;
+  const std::vector<io::HostDataset>& state() override;
   std::vector<io::DatasetBox> state_layout() const override;
   void restore(const std::vector<io::HostDataset>& state) override;
 
@@ -61,7 +61,8 @@ class AdvectionSolver final : public solvers::Solver {
   void rk_stage(const mesh::Field& out, const mesh::Field& in, double coefficient, double g);
   void fct_stage(const mesh::Field& out, const mesh::Field& in, double dt, double g);
   io::DatasetBox tracer_box(const Tracer& tracer) const;
-  std::vector<io::HostDataset> stage_tracers();
+  const std::vector<io::HostDataset>& stage_tracers();
+  mesh::Field::HostMirror tracers_on_host();
 
   Settings settings_;
   mesh::Decomposition decomp_;
@@ -76,6 +77,8 @@ class AdvectionSolver final : public solvers::Solver {
   mesh::Field q_, stage_a_, stage_b_;               // state and RK stage values
   mesh::Field low_order_, limiter_ratio_, exact_;   // FCT and error-norm scratch
   Kokkos::View<const Shape*> shapes_;              // the tracers' initial shapes, on the device
+  mesh::Field::HostMirror q_host_;                 // staging for output and checkpoints (GPU builds)
+  std::vector<io::HostDataset> staged_;            // the tracers' interiors as written, made once
   std::array<mesh::Field, 3> antidiffusive_;
 };
 

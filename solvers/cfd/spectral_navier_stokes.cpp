@@ -1,6 +1,8 @@
 #include "solvers/cfd/spectral_navier_stokes.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <complex>
 #include <sstream>
 
 #include "mesh/reductions.hpp"
@@ -14,6 +16,17 @@ using fft::Complex;
 using ModePolicy = Kokkos::MDRangePolicy<Kokkos::Rank<3>>;
 
 namespace {
+
+// Host views over a dataset's values, for copies from and to the device without a temporary.
+using RealHost = Kokkos::View<double***, mesh::Layout, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using ComplexHost = Kokkos::View<Complex***, mesh::Layout, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+// A spectral pencil readable on the host: the pencil itself on host backends, else its mirror, refreshed.
+fft::ComplexPencil::HostMirror on_host(const fft::ComplexPencil& pencil, const fft::ComplexPencil::HostMirror& mirror) {
+  if (mesh::device_memory_is_host) return Kokkos::create_mirror_view(pencil);
+  Kokkos::deep_copy(mirror, pencil);
+  return mirror;
+}
 
 // Wavenumbers of this rank's spectral block (kx, ky, kz), in units of 2 pi / length.
 struct Modes {
@@ -299,6 +312,13 @@ SpectralNavierStokes::SpectralNavierStokes(Settings settings, MPI_Comm comm)
   else
     set_random_field();
   if (s_.passive_scalar) set_scalar();
+  make_output_datasets();
+  for (const auto& box : state_layout()) {
+    staged_state_.push_back({box, {}});
+    staged_state_.back().values.resize(box.local_values());
+  }
+  if (!mesh::device_memory_is_host)
+    for (int c = 0; c < 3; ++c) u_hat_host_[c] = Kokkos::create_mirror(u_hat_[c]);
 }
 
 void SpectralNavierStokes::set_scalar() {
@@ -498,15 +518,13 @@ std::string SpectralNavierStokes::layout() const {
   return out.str();
 }
 
-std::vector<double> SpectralNavierStokes::energy_spectrum() const {
+void SpectralNavierStokes::energy_spectrum(std::vector<double>& global) {
   const Modes m = modes_of(fft_, s_.length);
-  const auto n = fft_.cells();
-  const long shells = static_cast<long>(std::sqrt(double(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])) / 2) + 2;
-  std::vector<double> local(shells, 0.0), global(shells, 0.0);
   const auto& count = fft_.spectral_block().count;
   const double cells = static_cast<double>(fft_.global_cells());
   std::array<fft::ComplexPencil::HostMirror, 3> u;
-  for (int c = 0; c < 3; ++c) u[c] = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u_hat_[c]);
+  for (int c = 0; c < 3; ++c) u[c] = on_host(u_hat_[c], u_hat_host_[c]);
+  std::fill(spectrum_local_.begin(), spectrum_local_.end(), 0.0);
   for (int i = 0; i < count[0]; ++i)
     for (int j = 0; j < count[1]; ++j)
       for (int l = 0; l < count[2]; ++l) {
@@ -515,10 +533,9 @@ std::vector<double> SpectralNavierStokes::energy_spectrum() const {
         const long shell = std::lround(std::sqrt(double(ix * ix + iy * iy + iz * iz)));
         double e = 0;
         for (int c = 0; c < 3; ++c) e += std::norm(std::complex<double>(u[c](i, j, l).real(), u[c](i, j, l).imag()));
-        local[shell] += 0.5 * m.weight(i) * e / (cells * cells);
+        spectrum_local_[shell] += 0.5 * m.weight(i) * e / (cells * cells);
       }
-  MPI_Allreduce(local.data(), global.data(), static_cast<int>(shells), MPI_DOUBLE, MPI_SUM, comm_);
-  return global;
+  MPI_Allreduce(spectrum_local_.data(), global.data(), static_cast<int>(global.size()), MPI_DOUBLE, MPI_SUM, comm_);
 }
 
 io::DatasetBox SpectralNavierStokes::real_box(const std::string& name) const {
@@ -540,32 +557,42 @@ io::DatasetBox SpectralNavierStokes::real_box(const std::string& name) const {
   return box;
 }
 
-std::vector<io::HostDataset> SpectralNavierStokes::output_fields() {
+// The datasets of an output, with their values sized once: u, v, w, the vorticity, theta when
+// there is one, and the energy spectrum (held by rank 0).
+void SpectralNavierStokes::make_output_datasets() {
+  const char* names[7] = {"u", "v", "w", "vorticity_x", "vorticity_y", "vorticity_z", "scalar"};
+  const char* units[7] = {"length/time", "length/time", "length/time", "1/time", "1/time", "1/time", "scalar units"};
+  for (int f = 0; f < (s_.passive_scalar ? 7 : 6); ++f) {
+    io::HostDataset d{real_box(std::string("fields/") + names[f]), {}};
+    d.box.units = units[f];
+    d.values.resize(d.box.local_values());
+    output_.push_back(std::move(d));
+  }
+  const auto n = fft_.cells();
+  const std::size_t shells = static_cast<std::size_t>(std::sqrt(double(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])) / 2) + 2;
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  io::HostDataset e{io::DatasetBox{"spectrum/energy", {shells}, {0}, {rank == 0 ? shells : 0}}, {}};
+  e.box.units = "length^3/time^2 per shell of unit width in 2 pi / length";
+  e.values.resize(rank == 0 ? shells : 0);
+  output_.push_back(std::move(e));
+  spectrum_local_.resize(shells);
+  spectrum_.resize(shells);
+}
+
+const std::vector<io::HostDataset>& SpectralNavierStokes::output_fields() {
   const Modes m = modes_of(fft_, s_.length);
   to_physical(u_hat_, u_);
   curl(m, mode_policy(fft_), u_hat_, scratch_);
   to_physical(scratch_, omega_);
-  std::vector<io::HostDataset> out;
-  const auto add = [&out, this](const fft::RealPencil& field, const char* name, const char* units) {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
-    io::HostDataset d{real_box(std::string("fields/") + name), {host.data(), host.data() + host.size()}};
-    d.box.units = units;
-    out.push_back(std::move(d));
-  };
-  const char* names[6] = {"u", "v", "w", "vorticity_x", "vorticity_y", "vorticity_z"};
-  for (int f = 0; f < 6; ++f) add(f < 3 ? u_[f] : omega_[f - 3], names[f], f < 3 ? "length/time" : "1/time");
-  if (s_.passive_scalar) {
-    fft_.backward(state_[3], divergence_);
-    add(divergence_, "scalar", "scalar units");
+  if (s_.passive_scalar) fft_.backward(state_[3], divergence_);
+  for (std::size_t f = 0; f + 1 < output_.size(); ++f) {
+    const fft::RealPencil& field = f < 3 ? u_[f] : f < 6 ? omega_[f - 3] : divergence_;
+    Kokkos::deep_copy(RealHost(output_[f].values.data(), field.extent(0), field.extent(1), field.extent(2)), field);
   }
-  const auto spectrum = energy_spectrum();
-  int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
-  io::HostDataset e{io::DatasetBox{"spectrum/energy", {spectrum.size()}, {0}, {rank == 0 ? spectrum.size() : 0}}, {}};
-  e.box.units = "length^3/time^2 per shell of unit width in 2 pi / length";
-  if (rank == 0) e.values = spectrum;
-  out.push_back(std::move(e));
-  return out;
+  energy_spectrum(spectrum_);
+  std::copy(spectrum_.begin(), spectrum_.begin() + output_.back().values.size(), output_.back().values.begin());
+  return output_;
 }
 
 std::vector<io::DatasetBox> SpectralNavierStokes::state_layout() const {
@@ -587,24 +614,23 @@ std::vector<io::DatasetBox> SpectralNavierStokes::state_layout() const {
   return boxes;
 }
 
-std::vector<io::HostDataset> SpectralNavierStokes::state() {
-  std::vector<io::HostDataset> out;
-  const auto boxes = state_layout();
+const std::vector<io::HostDataset>& SpectralNavierStokes::state() {
   for (std::size_t c = 0; c < state_.size(); ++c) {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), state_[c]);
-    const double* values = reinterpret_cast<const double*>(host.data());
-    out.push_back({boxes[c], {values, values + 2 * host.size()}});
+    const auto& f = state_[c];
+    Kokkos::deep_copy(ComplexHost(reinterpret_cast<Complex*>(staged_state_[c].values.data()), f.extent(0), f.extent(1),
+                                  f.extent(2)),
+                      f);
   }
-  return out;
+  return staged_state_;
 }
 
 void SpectralNavierStokes::restore(const std::vector<io::HostDataset>& state) {
   for (std::size_t c = 0; c < state_.size(); ++c) {
-    auto host = Kokkos::create_mirror_view(state_[c]);
-    std::copy(state.at(c).values.begin(), state.at(c).values.end(), reinterpret_cast<double*>(host.data()));
-    Kokkos::deep_copy(state_[c], host);
-    velocity_is_current_ = false;
+    const auto& f = state_[c];
+    auto* values = const_cast<double*>(state.at(c).values.data());
+    Kokkos::deep_copy(f, ComplexHost(reinterpret_cast<Complex*>(values), f.extent(0), f.extent(1), f.extent(2)));
   }
+  velocity_is_current_ = false;
 }
 
 // The energy of the last diagnostics record, so -dE/dt continues across a restart.

@@ -53,17 +53,17 @@ class SpectralNavierStokes final : public solvers::Solver {
   double work_per_step() const override { return static_cast<double>(fft_.global_cells()); }
   std::string work_unit() const override { return "cell-updates"; }
   std::string layout() const override;
-  std::vector<io::HostDataset> output_fields() override;
-  std::vector<io::HostDataset> state() override;
+  const std::vector<io::HostDataset>& output_fields() override;
+  const std::vector<io::HostDataset>& state() override;
   std::vector<io::DatasetBox> state_layout() const override;
   void restore(const std::vector<io::HostDataset>& state) override;
   std::vector<solvers::Scalar> state_scalars() const override;
   void restore_scalars(const std::vector<solvers::Scalar>& scalars) override;
 
-  // The shell-averaged energy spectrum E(k) for integer |k| (in units of 2 pi / length), on every rank.
-  std::vector<double> energy_spectrum() const;
-
  private:
+  // The shell-averaged energy spectrum E(k) for integer |k| (in units of 2 pi / length), on every rank.
+  void energy_spectrum(std::vector<double>& spectrum);
+  void make_output_datasets();
   void nonlinear(const Fields& in, const Fields& out);
   void scalar_advection(const fft::ComplexPencil& theta_hat, const fft::ComplexPencil& out);
   void scalar_gradient(const fft::ComplexPencil& theta_hat);
@@ -85,6 +85,10 @@ class SpectralNavierStokes final : public solvers::Solver {
   double last_dt_ = 0, last_ratio_ = 0;
   double previous_energy_ = -1, previous_time_ = 0;
   bool velocity_is_current_ = false;  // u_ holds the state's velocity in physical space
+  // Host staging, made once: output datasets, the checkpointed state, and (GPU builds) u_hat's mirror.
+  std::vector<io::HostDataset> output_, staged_state_;
+  std::vector<double> spectrum_local_, spectrum_;
+  std::array<fft::ComplexPencil::HostMirror, 3> u_hat_host_;
 };
 
 }  // namespace meridian::cfd

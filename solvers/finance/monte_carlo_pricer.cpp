@@ -338,6 +338,7 @@ MonteCarloPricer::MonteCarloPricer(PricerSettings settings, MPI_Comm comm)
   gathered_.reserve(static_cast<std::size_t>(settings_.blocks_per_step) * totals_.size());
   counts_.resize(ranks_);
   offsets_.resize(ranks_);
+  make_output_datasets();
 }
 
 double MonteCarloPricer::stable_dt(double) {
@@ -498,21 +499,32 @@ std::string MonteCarloPricer::report() const {
   return out.str();
 }
 
-std::vector<io::HostDataset> MonteCarloPricer::output_fields() {
-  std::vector<io::HostDataset> out;
-  for (std::size_t p = 0; p < settings_.products.size(); ++p) {
-    const Estimate e = samples() > 1 ? estimate(p) : Estimate{std::nan(""), std::nan("")};
-    const std::vector<double> row{e.price, e.standard_error, e.price - 1.96 * e.standard_error,
-                                  e.price + 1.96 * e.standard_error, e.delta, e.delta_error, e.vega, e.vega_error,
-                                  closed_form(p)};
-    io::HostDataset d{io::DatasetBox{"results/" + payoff_names()[static_cast<int>(settings_.products[p])],
-                                     {row.size()}, {0}, {rank_ == 0 ? row.size() : 0}},
+// Per product a row: price, standard error, 95% interval, delta and vega with their errors, closed form.
+constexpr std::size_t result_columns = 9;
+
+void MonteCarloPricer::make_output_datasets() {
+  for (const auto product : settings_.products) {
+    io::HostDataset d{io::DatasetBox{"results/" + payoff_names()[static_cast<int>(product)],
+                                     {result_columns}, {0}, {rank_ == 0 ? result_columns : 0}},
                       {}};
     d.box.units = "price, standard error, 95% low, 95% high, delta, its error, vega, its error, closed form";
-    if (rank_ == 0) d.values = row;
-    out.push_back(std::move(d));
+    d.values.resize(rank_ == 0 ? result_columns : 0);
+    results_.push_back(std::move(d));
   }
-  return out;
+  staged_state_.push_back({state_layout()[0], {}});
+  staged_state_.back().values.resize(rank_ == 0 ? totals_.size() : 0);
+}
+
+const std::vector<io::HostDataset>& MonteCarloPricer::output_fields() {
+  if (rank_ != 0) return results_;
+  for (std::size_t p = 0; p < settings_.products.size(); ++p) {
+    const Estimate e = samples() > 1 ? estimate(p) : Estimate{std::nan(""), std::nan("")};
+    const double row[result_columns] = {e.price, e.standard_error, e.price - 1.96 * e.standard_error,
+                                        e.price + 1.96 * e.standard_error, e.delta, e.delta_error, e.vega,
+                                        e.vega_error, closed_form(p)};
+    std::copy(row, row + result_columns, results_[p].values.begin());
+  }
+  return results_;
 }
 
 // The sums are the same on every rank: rank 0 writes them and reads them back, then shares them.
@@ -520,10 +532,9 @@ std::vector<io::DatasetBox> MonteCarloPricer::state_layout() const {
   return {io::DatasetBox{"state/sums", {totals_.size()}, {0}, {rank_ == 0 ? totals_.size() : 0}}};
 }
 
-std::vector<io::HostDataset> MonteCarloPricer::state() {
-  io::HostDataset d{state_layout()[0], {}};
-  if (rank_ == 0) d.values = totals_;
-  return {d};
+const std::vector<io::HostDataset>& MonteCarloPricer::state() {
+  if (rank_ == 0) std::copy(totals_.begin(), totals_.end(), staged_state_[0].values.begin());
+  return staged_state_;
 }
 
 void MonteCarloPricer::restore(const std::vector<io::HostDataset>& state) {

@@ -74,8 +74,8 @@ class MonteCarloPricer final : public solvers::Solver {
   std::string work_unit() const override { return "path-steps"; }
   std::string layout() const override;
   std::string report() const override;
-  std::vector<io::HostDataset> output_fields() override;
-  std::vector<io::HostDataset> state() override;
+  const std::vector<io::HostDataset>& output_fields() override;
+  const std::vector<io::HostDataset>& state() override;
   std::vector<io::DatasetBox> state_layout() const override;
   void restore(const std::vector<io::HostDataset>& state) override;
   std::vector<solvers::Scalar> state_scalars() const override { return {{"blocks_done", double(blocks_done_)}}; }
@@ -89,6 +89,7 @@ class MonteCarloPricer final : public solvers::Solver {
  private:
   void run_blocks(long first, long count);
   void run_launches(long first, long count);
+  void make_output_datasets();
   double control_mean(std::size_t product) const;
 
   PricerSettings settings_;
@@ -104,6 +105,7 @@ class MonteCarloPricer final : public solvers::Solver {
   std::vector<double> totals_;           // [product][Sum], added in global block order
   std::vector<double> mine_, gathered_;  // a step's block sums: this rank's, and every rank's
   std::vector<int> counts_, offsets_;    // of the gather
+  std::vector<io::HostDataset> results_, staged_state_;  // output and checkpoint staging, made once
 };
 
 }  // namespace meridian::finance
