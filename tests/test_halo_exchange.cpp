@@ -2,6 +2,8 @@
 // across a periodic boundary); halos across an open boundary must be left untouched.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
 #include <tuple>
 
 #include "mesh/halo_exchange.hpp"
@@ -74,6 +76,45 @@ INSTANTIATE_TEST_SUITE_P(AllLayouts, HaloExchangeTest,
                          ::testing::Combine(::testing::Values(2, 3), ::testing::Values(Boundary::periodic, Boundary::open),
                                             ::testing::Values(1, 2, 3),
                                             ::testing::Values(Corners::fill, Corners::skip)));
+
+// MPI taking the buffers directly or through pinned host copies must move the same bits.
+TEST(HaloExchangePaths, DirectAndStagedGiveTheSameBits) {
+  GridSpec spec;
+  spec.dimensions = 3;
+  spec.cells = {13, 11, 7};
+  spec.halo_width = 3;
+  const Decomposition d(MPI_COMM_WORLD, spec);
+  Field direct = make_field(d, 2, "direct"), staged = make_field(d, 2, "staged");
+  auto host = Kokkos::create_mirror_view(direct);
+  for (std::size_t n = 0; n < host.size(); ++n) host.data()[n] = std::sin(1.0 + n + 1000.0 * d.rank());
+  Kokkos::deep_copy(direct, host);
+  Kokkos::deep_copy(staged, host);
+  HaloExchange(d, 2, MessagePath::direct).exchange(direct, Corners::fill);
+  HaloExchange(d, 2, MessagePath::staged).exchange(staged, Corners::fill);
+  const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), direct);
+  const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), staged);
+  long differing = 0;
+  for (std::size_t n = 0; n < a.size(); ++n) differing += a.data()[n] != b.data()[n];
+  EXPECT_EQ(differing, 0);
+}
+
+// Device buffers go to MPI directly only where the library takes them; asking for it on an MPI
+// without CUDA support is an error that names the key, not a crash inside MPI.
+TEST(HaloExchangePaths, DirectDeviceBuffersNeedACudaAwareMpi) {
+  EXPECT_EQ(choose_message_path("false"), MessagePath::staged);
+  if (device_memory_is_host || mpi_is_cuda_aware()) {
+    EXPECT_EQ(choose_message_path("true"), MessagePath::direct);
+    EXPECT_EQ(choose_message_path("auto"), MessagePath::direct);
+  } else {
+    EXPECT_EQ(choose_message_path("auto"), MessagePath::staged);
+    try {
+      choose_message_path("true");
+      ADD_FAILURE() << "direct device buffers accepted by an MPI without CUDA support";
+    } catch (const MessagePathError& e) {
+      EXPECT_NE(std::string(e.what()).find("run.gpu_aware_mpi"), std::string::npos) << e.what();
+    }
+  }
+}
 
 TEST(Decomposition, RejectsAGridTooSmallForTheHalo) {
   GridSpec spec;

@@ -11,6 +11,11 @@ enum class Transform { real_to_complex, complex_to_real, complex_forward, comple
 // measure times candidate algorithms and may pick another one on another run.
 enum class PlanEffort { estimate, measure };
 
+// Plans and work buffers the FFT backends have made in this process: none may be made inside a time
+// step, which a test checks with this count.
+long backend_allocations();
+void count_backend_allocation();
+
 class LocalFFT {
  public:
   // Row lengths: n real values and n/2+1 complex ones for the real transforms, n complex otherwise.

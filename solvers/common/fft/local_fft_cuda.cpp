@@ -11,7 +11,9 @@ struct LocalFFT::Plan {
 };
 
 LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort)
-    : plan_(new Plan{cuda::CufftBatch(transform, n, batch, Kokkos::Cuda().cuda_stream())}) {}
+    : plan_(new Plan{cuda::CufftBatch(transform, n, batch, Kokkos::Cuda().cuda_stream())}) {
+  count_backend_allocation();  // the plan, with its c2r scratch copy
+}
 
 LocalFFT::~LocalFFT() = default;
 LocalFFT::LocalFFT() = default;

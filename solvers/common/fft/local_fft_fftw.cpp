@@ -21,6 +21,7 @@ struct LocalFFT::Plan {
 
 LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort effort) : plan_(std::make_unique<Plan>()) {
   plan_->transform = transform;
+  count_backend_allocation();
   const bool real = transform == Transform::real_to_complex || transform == Transform::complex_to_real;
   const int complex_length = real ? n / 2 + 1 : n;
   // Planning needs arrays; FFTW_MEASURE writes into them, so they are scratch. UNALIGNED lets the

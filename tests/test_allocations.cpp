@@ -1,0 +1,160 @@
+// Nothing is allocated inside a run's steps. Over a window of N steps and one of 2N steps of each
+// solver, each window holding one diagnostics record, one output and one checkpoint written to
+// disk, the test counts Kokkos allocations (a Kokkos Tools callback), host operator new (replaced
+// in this binary), and the FFT backends' plans and work buffers; the two windows must agree, so a
+// step allocates nothing, and Kokkos must allocate nothing at all once the solver is built.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <new>
+
+#include <unistd.h>
+
+#include "deck_for_tests.hpp"
+#include "io/checkpoint.hpp"
+#include "io/file_stamp.hpp"
+#include "solvers/common/fft/local_fft.hpp"
+
+namespace {
+
+// Host allocations of at least this size are counted. Kokkos builds a std::string for the label of
+// every kernel launch and fence (its API takes const std::string&); those are short. Anything of a
+// field's size or a buffer's is far above it on the grids below (the smallest field is 8 KiB).
+constexpr std::size_t counted_bytes = 512;
+
+std::atomic<long> host_allocations{0};
+std::atomic<long> kokkos_allocations{0};
+
+void count_kokkos_allocation(const Kokkos::Profiling::SpaceHandle, const char*, const void*, std::uint64_t) {
+  ++kokkos_allocations;
+}
+
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (size >= counted_bytes) ++host_allocations;
+  if (void* p = std::malloc(size > 0 ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+namespace fs = std::filesystem;
+using meridian::testing::deck_of;
+
+struct Counts {
+  long kokkos, host, fft;
+};
+
+Counts counts_now() { return {kokkos_allocations.load(), host_allocations.load(), meridian::fft::backend_allocations()}; }
+
+class Window {
+ public:
+  Window(const std::string& kind, const std::vector<std::string>& settings)
+      : kind_(kind),
+        deck_(deck_of(kind, settings)),
+        solver_(meridian::solvers::find_solver(kind, "test").build(deck_, MPI_COMM_WORLD)),
+        directory_(directory()),
+        checkpoints_((directory_ / "checkpoints").string(), 1, MPI_COMM_WORLD) {}
+  ~Window() {
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) fs::remove_all(directory_);
+  }
+
+  // Allocations made by `steps` steps, a diagnostics record, an output file and a checkpoint.
+  Counts run(int steps) {
+    const Counts before = counts_now();
+    for (int n = 0; n < steps; ++n) {
+      const double dt = solver_->stable_dt(time_);
+      solver_->step(time_, dt);
+      time_ += dt;
+      ++step_;
+    }
+    solver_->diagnostics(time_);
+    write_output();
+    checkpoints_.write(stamp(), solver_->state(), [](meridian::io::H5File&) {});
+    Kokkos::fence();
+    const Counts after = counts_now();
+    return {after.kokkos - before.kokkos, after.host - before.host, after.fft - before.fft};
+  }
+
+ private:
+  // A folder of rank 0's choosing, shared by every rank.
+  static fs::path directory() {
+    int rank = 0, root_pid = ::getpid();
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Bcast(&root_pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    const fs::path shared = fs::temp_directory_path() / ("meridian_allocations_" + std::to_string(root_pid));
+    if (rank == 0) fs::create_directories(shared);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return shared;
+  }
+  meridian::io::FileStamp stamp() const { return {kind_, deck_.resolved_text(), time_, step_}; }
+  void write_output() {
+    auto file = meridian::io::H5File::create((directory_ / "fields.h5").string(), MPI_COMM_WORLD);
+    meridian::io::write_stamp(file, stamp());
+    for (const auto& f : solver_->output_fields()) file.write(f);
+    file.close();
+  }
+
+  std::string kind_;
+  meridian::io::Deck deck_;
+  std::unique_ptr<meridian::solvers::Solver> solver_;
+  fs::path directory_;
+  meridian::io::CheckpointStore checkpoints_;
+  double time_ = 0;
+  long step_ = 0;
+};
+
+void expect_no_allocation_in_steps(const std::string& kind, const std::vector<std::string>& settings, int steps) {
+  Window window(kind, settings);
+  window.run(1);  // first uses: a timer's table entry, Kokkos' team scratch, HDF5's caches
+  const Counts short_window = window.run(steps), long_window = window.run(2 * steps);
+  EXPECT_EQ(short_window.kokkos, 0) << kind << ": Kokkos allocations in " << steps << " steps";
+  EXPECT_EQ(long_window.kokkos, 0) << kind << ": Kokkos allocations in " << 2 * steps << " steps";
+  EXPECT_EQ(short_window.host, long_window.host) << kind << ": host allocations differ between " << steps << " and "
+                                                 << 2 * steps << " steps";
+  EXPECT_EQ(short_window.fft, 0) << kind << ": FFT plans or buffers made inside the steps";
+  EXPECT_EQ(long_window.fft, 0);
+}
+
+class Allocations : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { Kokkos::Tools::Experimental::set_allocate_data_callback(count_kokkos_allocation); }
+  static void TearDownTestSuite() { Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr); }
+};
+
+TEST_F(Allocations, NoneInsideAdvectionStepsWithFct) {
+  expect_no_allocation_in_steps("advection", {"mesh.nx=48", "mesh.ny=40", "advection.tracers=[\"slotted_disk\", \"cosine_bell\"]",
+                                              "advection.limiter=\"fct\"", "advection.courant=0.5"},
+                                4);
+}
+
+TEST_F(Allocations, NoneInsideThreeDimensionalAdvectionSteps) {
+  expect_no_allocation_in_steps("advection", {"mesh.dimensions=3", "mesh.nx=16", "mesh.ny=16", "mesh.nz=16",
+                                              "advection.wind=\"uniform\"", "advection.tracers=[\"gaussian\"]"},
+                                3);
+}
+
+TEST_F(Allocations, NoneInsideSpectralSteps) {
+  expect_no_allocation_in_steps("cfd_spectral", {"mesh.dimensions=3", "mesh.nx=16", "mesh.ny=16", "mesh.nz=16",
+                                                 "cfd.passive_scalar=true"},
+                                3);
+}
+
+TEST_F(Allocations, NoneInsideMonteCarloSteps) {
+  expect_no_allocation_in_steps("monte_carlo", {"finance.products=[\"european_call\", \"asian_arithmetic_call\"]",
+                                                "finance.steps=16", "finance.paths=10000000", "finance.block_size=512",
+                                                "finance.blocks_per_step=4", "finance.greeks=true"},
+                                3);
+}
+
+}  // namespace
