@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# The one-shot check on a GPU machine, from a bundle made by scripts/gpu/bundle.sh (it needs nothing of
+# the machine but a CUDA driver and its libraries):
+#   scripts/gpu/device_check.sh BUNDLE [--dry-run]
+# Stages, each under its own timeout, each appending its figures to $OUT/results.txt as it finishes
+# (OUT defaults to ./device_check_out), about 5 minutes in all:
+#   environment  the GPU and `meridian info`
+#   tests        the gpu-labelled ctest subset, run with -j (a parallel runner where ctest is missing)
+#   copy         device memory-copy bandwidth (the stencils' ceiling)
+#   cufft        a plain cuFFT 3-D r2c+c2r pair at 256^3 (the spectral ceiling)
+#   advection    4096^2 rotation and 256^3 uniform wind, one tracer: cell-updates/s, GB/s, share of copy
+#   spectral     Taylor-Green 256^3: s/step against the 18 r2c+c2r pairs of cuFFT a step makes
+#   monte_carlo  1e8 paths of the 252-fixing arithmetic Asian, double precision: path-steps/s
+# Lines `ratio <case> <value>` are the figures against their ceilings. --dry-run runs what needs no GPU
+# (the bundle's libraries and launcher, the test list, the result parsing on a CPU run) and prints the
+# GPU commands instead of running them.
+set -euo pipefail
+[ $# -ge 1 ] && [ -d "$1" ] || { sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2; exit 2; }
+bundle=$(cd "$1" && pwd)
+dry_run=0
+[ "${2:-}" = "--dry-run" ] && dry_run=1
+out=${OUT:-$PWD/device_check_out}
+mkdir -p "$out"
+results=$out/results.txt
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# shellcheck source=/dev/null
+source "$bundle/env.sh"
+decks=$bundle/share/configs
+quiet=(--set run.output_interval=0 --set run.checkpoint_every_steps=0 --set run.checkpoint_every_minutes=0
+  --set run.diagnostics_every=100000 --set run.progress_every=100000)
+echo "device check $(date -u '+%Y-%m-%d %H:%M:%S UTC')$([ $dry_run -eq 1 ] && echo ', dry run')" >>"$results"
+
+# stage NAME SECONDS COMMAND...: runs COMMAND under the timeout with its output in $out/NAME.log, and
+# records how it ended. Returns the command's status; a failed stage does not stop the others.
+stage() {
+  local name=$1 seconds=$2 status=0 start
+  shift 2
+  start=$(date +%s.%N)
+  timeout "$seconds" "$@" >"$out/$name.log" 2>&1 || status=$?
+  printf 'stage %s status %d seconds %s\n' "$name" "$status" \
+    "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" >>"$results"
+  [ "$status" -eq 0 ] || tail -n 5 "$out/$name.log" | sed "s/^/  $name: /" >>"$results"
+  return "$status"
+}
+
+# gpu_stage NAME SECONDS COMMAND...: a stage that needs the GPU; in a dry run, only its command is printed.
+gpu_stage() {
+  if [ $dry_run -eq 1 ]; then
+    echo "would run ($2 s): ${*:3}" >>"$results"
+    return 1
+  fi
+  stage "$@"
+}
+
+# summary_figures LOG: from a meridian run summary, "steps seconds_per_step throughput" (throughput per second
+# of stepping; s/step is the step time, halo exchange and FFTs included).
+summary_figures() {
+  awk '/^run summary/ { s = 1 } !s { next }
+       $1 == "steps" { steps = $2 }
+       $1 == "throughput" { rate = $2 }
+       $1 == "compute" || ($1 == "halo" && $2 == "exchange") || $1 == "fft" { step += $(NF - 1) }
+       END { if (steps && rate != "") printf "%d %.6e %.6e\n", steps, step / steps, rate; else exit 1 }' "$1"
+}
+
+# ratio CASE VALUE: one line a script can read.
+ratio() { echo "ratio $1 $2" >>"$results"; }
+
+# --- environment and tests ------------------------------------------------------------------------
+command -v nvidia-smi >/dev/null && stage gpu 20 nvidia-smi -L && cat "$out/gpu.log" >>"$results"
+gpu_stage environment 30 meridian info && cat "$out/environment.log" >>"$results"
+
+# The test list: one test a line, NAME and the words of its command separated by tabs.
+ctest_file=$work/tests/CTestTestfile.cmake
+mkdir -p "$work/tests"
+while IFS=$'\t' read -r -a words; do
+  printf 'add_test(%s' "${words[0]}" >>"$ctest_file"
+  printf ' "%s"' "${words[@]:1}" | sed "s#@BUNDLE@#$bundle#g" >>"$ctest_file"
+  printf ')\n' >>"$ctest_file"
+done <"$bundle/share/gpu_tests.txt"
+echo "gpu tests: $(wc -l <"$bundle/share/gpu_tests.txt")" >>"$results"
+
+# Where ctest is missing: the same commands, eight at a time; fails when any fails.
+run_tests_in_parallel() {
+  local failed=0 words
+  while IFS=$'\t' read -r -a words; do
+    while [ "$(jobs -rp | wc -l)" -ge 8 ]; do wait -n || failed=1; done
+    (cmd=("${words[@]:1}"); "${cmd[@]//@BUNDLE@/$bundle}" >"$out/test_${words[0]}.log" 2>&1 ||
+      { echo "FAILED ${words[0]}"; exit 1; }) &
+  done <"$bundle/share/gpu_tests.txt"
+  while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
+  [ $failed -eq 0 ] && echo "all gpu tests passed"
+  return $failed
+}
+if command -v ctest >/dev/null; then
+  run_tests=(ctest --test-dir "$work/tests" -j 8 --timeout 60 --output-on-failure)
+else
+  export -f run_tests_in_parallel
+  export bundle out
+  run_tests=(bash -c run_tests_in_parallel)
+fi
+if [ $dry_run -eq 1 ] && command -v ctest >/dev/null; then
+  stage test_list 20 ctest --test-dir "$work/tests" -N && tail -n 1 "$out/test_list.log" >>"$results"
+fi
+gpu_stage tests 75 "${run_tests[@]}" && tail -n 3 "$out/tests.log" >>"$results"
+
+# --- ceilings -------------------------------------------------------------------------------------
+copy_gbps= fft_pair=
+if gpu_stage copy 15 device_copy_bandwidth 2048; then
+  copy_gbps=$(awk '$1 == "copy_bandwidth_GBps" { print $2 }' "$out/copy.log")
+  echo "copy bandwidth $copy_gbps GB/s (read + write)" >>"$results"
+fi
+if gpu_stage cufft 20 cufft_pair 256; then
+  fft_pair=$(awk '$1 == "cufft_pair_seconds" { print $2 }' "$out/cufft.log")
+  echo "cufft 256^3 r2c+c2r pair $fft_pair s" >>"$results"
+fi
+
+# --- meridian at GPU sizes ------------------------------------------------------------------------
+# advection_case NAME BYTES_PER_UPDATE SETTINGS...: the bytes per cell-update are bench/advection_benchmark.sh's
+# model (2-D 120, 3-D 144).
+advection_case() {
+  local name=$1 bytes=$2 figures
+  shift 2
+  gpu_stage "$name" 35 meridian run "$decks/advection/solid_body_rotation.toml" "$@" "${quiet[@]}" \
+    --output "$work/$name" || return 0
+  figures=$(summary_figures "$out/$name.log") || return 0
+  read -r steps per_step rate <<<"$figures"
+  local gbps
+  gbps=$(awk -v r="$rate" -v b="$bytes" 'BEGIN { printf "%.1f", r * b / 1e9 }')
+  echo "$name: $steps steps, $per_step s/step, $rate cell-updates/s, $gbps GB/s" >>"$results"
+  [ -n "$copy_gbps" ] && ratio "$name-of-copy-bandwidth" "$(awk -v a="$gbps" -v c="$copy_gbps" 'BEGIN { printf "%.3f", a / c }')"
+  return 0
+}
+# Rotation, courant 0.8: dt = 0.8 / (2 pi 0.5 4096 2) = 3.1e-5, about 19 steps. Uniform u = 1: dt = 0.8/256, 16 steps.
+advection_case advection-4096x4096 120 --set mesh.nx=4096 --set mesh.ny=4096 --set run.end_time=6e-4
+advection_case advection-256x256x256 144 --set mesh.dimensions=3 --set mesh.nx=256 --set mesh.ny=256 \
+  --set mesh.nz=256 --set advection.wind=uniform --set 'advection.tracers=["sine_wave"]' \
+  --set mesh.boundary_x=periodic --set mesh.boundary_y=periodic --set run.end_time=0.05
+
+# A spectral step: 3 inverse transforms for the CFL number, then per RK4 stage 6 inverse (velocity, vorticity;
+# the first stage reuses the CFL step's velocity) and 3 forward: 36 transforms, 18 r2c+c2r pairs.
+if gpu_stage spectral-256 50 meridian run "$decks/cfd/taylor_green_re1600.toml" --set mesh.nx=256 \
+  --set mesh.ny=256 --set mesh.nz=256 --set cfd.dt=0.001 --set run.end_time=0.005 "${quiet[@]}" \
+  --output "$work/spectral"; then
+  if figures=$(summary_figures "$out/spectral-256.log"); then
+    read -r steps per_step rate <<<"$figures"
+    echo "spectral-256: $steps steps, $per_step s/step, $rate cell-updates/s" >>"$results"
+    [ -n "$fft_pair" ] && ratio spectral-256-step-over-cufft \
+      "$(awk -v s="$per_step" -v p="$fft_pair" 'BEGIN { printf "%.3f", s / (18 * p) }')"
+  fi
+fi
+
+if gpu_stage monte-carlo-1e8 50 meridian run "$decks/finance/portfolio.toml" \
+  --set 'finance.products=["asian_arithmetic_call"]' --set finance.greeks=false --set finance.steps=252 \
+  --set finance.target_standard_error=0 --set finance.control_variates=false --set finance.paths=100000000 \
+  --set finance.blocks_per_step=1024 "${quiet[@]}" --output "$work/monte_carlo"; then
+  if figures=$(summary_figures "$out/monte-carlo-1e8.log"); then
+    read -r steps per_step rate <<<"$figures"
+    echo "monte-carlo-1e8: $rate path-steps/s" >>"$results"
+    ratio monte-carlo-of-1e11 "$(awk -v r="$rate" 'BEGIN { printf "%.3f", r / 1e11 }')"
+  fi
+fi
+
+# --- what a dry run can check without a GPU -------------------------------------------------------
+if [ $dry_run -eq 1 ]; then
+  # The bundle's mpiexec and hydra proxy start two ranks of a bundled CPU program on the bundle's libraries.
+  stage launcher 60 mpiexec -n 2 stream_triad --elements 1000000 --repetitions 2 &&
+    echo "launcher: 2 ranks ran stream_triad, $(grep -c triad_bandwidth_GBps "$out/launcher.log") reports" >>"$results"
+  # The summary parsing, on a run summary of the layout meridian prints.
+  printf 'run summary\n  steps  16 this run, 16 in total\n  compute  1.600  80.0%%\n  halo exchange  0.400  20.0%%\n  throughput  1.0e9 cell-updates/s (1.0e9 per rank)\n' >"$work/summary.log"
+  echo "summary parsing: $(summary_figures "$work/summary.log")" >>"$results"
+fi
+cat "$results"
