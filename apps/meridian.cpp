@@ -122,6 +122,10 @@ int dispatch(const Command& command) {
   if (command.verb == "help") return std::cout << usage, app::success;
   if (command.verb == "info") return print_info(), app::success;
   if (command.verb == "check") return check(command);
+  const std::string warning = app::oversubscription_warning(MPI_COMM_WORLD);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0 && !warning.empty()) std::cerr << "meridian: " << warning << std::endl;
   return app::run(command.options, MPI_COMM_WORLD);
 }
 

@@ -5,11 +5,11 @@
 
 #include "mesh/reductions.hpp"
 #include "solvers/common/grid_config.hpp"
+#include "solvers/common/team_shape.hpp"
 
 namespace meridian::advection {
 
 using mesh::Field;
-using Team = Kokkos::TeamPolicy<>::member_type;
 
 namespace {
 
@@ -264,11 +264,11 @@ struct StageInputs {
   double scale, g;  // coefficient * dt / cell volume, and the wind's time factor
 };
 
-// out = base - scale * (flux divergence of in). A one-thread team per row of cells with its vector
-// lanes along the contiguous x index: the lane loop vectorises on the host backends (a
-// TeamVectorRange there strides by the team size and does not) and is a warp per row on the GPU.
-// Row pointers keep the addresses simple; the dimension is a template parameter so the 2-D
-// kernel carries no z branch.
+// out = base - scale * (flux divergence of in). Teams of rows with vector lanes along the contiguous
+// x index (solvers::row_team_shape): on the host a one-thread team per row, whose lane loop
+// vectorises (a TeamVectorRange there strides by the team size and does not); on the GPU 8 rows to
+// a team, a warp per row. Row pointers keep the addresses simple; the dimension is a template
+// parameter so the 2-D kernel carries no z branch.
 template <bool ThreeD>
 void rk_stage_rows(const Block& b, const StageInputs& s) {
   const Field out = s.out, in = s.in, base = s.base;
@@ -276,31 +276,35 @@ void rk_stage_rows(const Block& b, const StageInputs& s) {
   const OpenFaces open = s.open;
   const double scale = s.scale, g = s.g;
   const long row = static_cast<long>(in.stride(2)), plane = static_cast<long>(in.stride(1));
-  using RowPolicy = Kokkos::TeamPolicy<>;
+  const solvers::TeamShape shape = solvers::row_team_shape();
+  const int rows = b.components * b.nz * b.ny, rows_per_team = shape.threads;
   Kokkos::parallel_for(
-      "advection::rk_stage", RowPolicy(b.components * b.nz * b.ny, 1, RowPolicy::vector_length_max()),
-      KOKKOS_LAMBDA(const Team& team) {
-        const int r = team.league_rank();
-        const int c = r / (b.nz * b.ny), k = b.hz + (r / b.ny) % b.nz, j = b.hy + r % b.ny;
-        const double* q = &in(c, k, j, 0);
-        const double* old = &base(c, k, j, 0);
-        double* next = &out(c, k, j, 0);
-        const double *flux_x = &fx(k, j, 0), *flux_y = &fy(k, j, 0), *flux_y_up = &fy(k, j + 1, 0);
-        const double *flux_z = &fz(k, j, 0), *flux_z_up = &fz(k + 1, j, 0);
-        const long z_stride = plane;  // captured here: nvcc refuses a first capture inside if constexpr
-        const double y_low = open.weight(1, j), y_high = open.weight(1, j + 1);
-        const double z_low = open.weight(2, k), z_high = open.weight(2, k + 1);
-        const int x_low = open.lower[0], x_high = open.upper[0];
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b.hx, b.hx + b.nx), [&](const int i) {
-          double divergence =
-              fifth_order_flux(q + i + 1, 1, g * flux_x[i + 1], i + 1 == x_high ? 1.0 : 0.0) -
-              fifth_order_flux(q + i, 1, g * flux_x[i], i == x_low ? 1.0 : 0.0) +
-              fifth_order_flux(q + i + row, row, g * flux_y_up[i], y_high) -
-              fifth_order_flux(q + i, row, g * flux_y[i], y_low);
-          if constexpr (ThreeD)
-            divergence += fifth_order_flux(q + i + z_stride, z_stride, g * flux_z_up[i], z_high) -
-                          fifth_order_flux(q + i, z_stride, g * flux_z[i], z_low);
-          next[i] = old[i] - scale * divergence;
+      "advection::rk_stage", shape.policy((rows + rows_per_team - 1) / rows_per_team),
+      KOKKOS_LAMBDA(const solvers::TeamMember& team) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
+          const int r = team.league_rank() * rows_per_team + t;
+          if (r >= rows) return;
+          const int c = r / (b.nz * b.ny), k = b.hz + (r / b.ny) % b.nz, j = b.hy + r % b.ny;
+          const double* q = &in(c, k, j, 0);
+          const double* old = &base(c, k, j, 0);
+          double* next = &out(c, k, j, 0);
+          const double *flux_x = &fx(k, j, 0), *flux_y = &fy(k, j, 0), *flux_y_up = &fy(k, j + 1, 0);
+          const double *flux_z = &fz(k, j, 0), *flux_z_up = &fz(k + 1, j, 0);
+          const long z_stride = plane;  // captured here: nvcc refuses a first capture inside if constexpr
+          const double y_low = open.weight(1, j), y_high = open.weight(1, j + 1);
+          const double z_low = open.weight(2, k), z_high = open.weight(2, k + 1);
+          const int x_low = open.lower[0], x_high = open.upper[0];
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b.hx, b.hx + b.nx), [&](const int i) {
+            double divergence =
+                fifth_order_flux(q + i + 1, 1, g * flux_x[i + 1], i + 1 == x_high ? 1.0 : 0.0) -
+                fifth_order_flux(q + i, 1, g * flux_x[i], i == x_low ? 1.0 : 0.0) +
+                fifth_order_flux(q + i + row, row, g * flux_y_up[i], y_high) -
+                fifth_order_flux(q + i, row, g * flux_y[i], y_low);
+            if constexpr (ThreeD)
+              divergence += fifth_order_flux(q + i + z_stride, z_stride, g * flux_z_up[i], z_high) -
+                            fifth_order_flux(q + i, z_stride, g * flux_z[i], z_low);
+            next[i] = old[i] - scale * divergence;
+          });
         });
       });
 }
