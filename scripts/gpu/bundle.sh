@@ -4,6 +4,7 @@
 # image lacks (MPICH with its mpiexec and hydra proxy, UCX and its modules, HDF5, FFTW, libcurl's chain,
 # ...; found with ldd), the decks, the gpu-labelled tests, device_check.sh and an env.sh.
 #   scripts/gpu/bundle.sh KOKKOS_PREFIX OUT_DIR [--check]
+#   scripts/gpu/bundle.sh --from-build BUILD_DIR OUT_DIR [--check]   (pack a build made already; any backend)
 #   scripts/gpu/bundle.sh --check OUT_DIR        (only check an existing bundle)
 # --check verifies that ldd of every binary resolves inside the bundle, the CUDA libraries and the C
 # library every Linux image has, and that the bundle is under 64 MiB as carried. It unpacks the bundle it
@@ -68,14 +69,18 @@ if [ "${1:-}" = "--check" ]; then
   check_bundle "$(cd "$2" && pwd)"
   exit
 fi
-[ $# -ge 2 ] && [ -d "$1" ] || usage
-kokkos_prefix=$1
+if [ "${1:-}" = "--from-build" ]; then
+  [ $# -ge 3 ] && [ -d "$2" ] || usage
+  build_dir=$(cd "$2" && pwd)
+  shift
+else
+  [ $# -ge 2 ] && [ -d "$1" ] || usage
+  build_dir=${BUILD_DIR:-$source_dir/build/cuda}
+  "$source_dir/scripts/gpu/build.sh" "$1" "$build_dir"
+fi
 out=$2
 check=0
 [ "${3:-}" = "--check" ] && check=1
-build_dir=${BUILD_DIR:-$source_dir/build/cuda}
-
-"$source_dir/scripts/gpu/build.sh" "$kokkos_prefix" "$build_dir"
 
 rm -rf "$out"
 mkdir -p "$out/libexec" "$out/bin" "$out/lib/fallback" "$out/lib/ucx" "$out/share"

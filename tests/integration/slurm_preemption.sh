@@ -22,7 +22,9 @@ for solver in advection cfd_spectral monte_carlo; do
 done
 
 deck="$SOURCE_DIR/configs/advection/deformational_flow.toml"
-settings=(--set mesh.nx=256 --set mesh.ny=256 --set run.end_time=0.6 --set run.checkpoint_every_steps=0
+# Long enough (about 1250 steps, seconds on a fast build) that the signal, which slurmd delivers up to a
+# second late, lands mid-run.
+settings=(--set mesh.nx=512 --set mesh.ny=512 --set run.end_time=1.5 --set run.checkpoint_every_steps=0
           --set run.progress_every=10)
 t=$SECONDS
 meridian_on 2 run "$deck" "${settings[@]}" --output "$work/whole" > "$work/whole.log"
