@@ -395,6 +395,14 @@ int Run::execute() {
       solver_->step(state_.time, dt);
       Kokkos::fence();
     }
+    if (solver_->step_interrupted()) {
+      // Stopped inside the step (all ranks agreed): the step is not counted, and the checkpoint holds
+      // how far it got, so the restart finishes it as it would have finished.
+      stop = 1;
+      checkpoint = write_checkpoint();
+      checkpoint_step = state_.step;
+      break;
+    }
     const double step_seconds = std::chrono::duration<double>(Clock::now() - step_start).count();
     state_.time = lands ? target : state_.time + dt;
     ++state_.step;

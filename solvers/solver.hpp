@@ -27,6 +27,10 @@ class Solver {
   virtual double stable_dt(double time) = 0;
   // Advances the state from `time` to `time + dt`.
   virtual void step(double time, double dt) = 0;
+  // Whether the last step ended early because a stop was requested (solvers::stop_requested_now),
+  // agreed by every rank, at a point the state continues from: the same step(time, dt) called again,
+  // after a checkpoint and restart too, finishes it with the bits of an uninterrupted step.
+  virtual bool step_interrupted() const { return false; }
 
   // Scalars recorded in the diagnostics time series (collective; equal on every rank).
   virtual std::vector<Scalar> diagnostics(double time) = 0;

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "solvers/common/stop_request.hpp"
 #include "solvers/common/team_shape.hpp"
 #include "solvers/finance/closed_form_prices.hpp"
 
@@ -352,55 +353,75 @@ void MonteCarloPricer::step(double time, double dt) {
 }
 
 // This rank's blocks first + rank_, first + rank_ + ranks_, ..., `count` of them, in launches of
-// whole blocks sized by wall time; their sums are appended to mine_ in block order.
-void MonteCarloPricer::run_launches(long first, long count) {
+// whole blocks sized by wall time; their sums are appended to mine_ in block order. Every rank runs
+// launches of the same size and agrees after each whether to go on, so a stop request ends the step
+// at the same launch everywhere, within a launch's time. Returns the launches' total size: every
+// rank has then done its blocks below that many rounds, together the first ranks_ times as many.
+long MonteCarloPricer::run_launches(long first, long count) {
   const long width = static_cast<long>(totals_.size());
-  for (long done = 0; done < count;) {
-    const long blocks = std::min(launch_blocks_, count - done);
+  long rounds = 0;
+  for (;;) {
+    const long blocks = std::clamp(count - rounds, 0L, launch_blocks_);
     const auto start = std::chrono::steady_clock::now();
-    const long first_block = first + rank_ + done * ranks_;
-    if (settings_.model == Model::gbm)
-      simulate_blocks(settings_.gbm, settings_, payoffs_, first_block, ranks_, blocks, values_);
-    else
-      simulate_blocks(settings_.heston, settings_, payoffs_, first_block, ranks_, blocks, values_);
-    sum_blocks(values_, chunk_sums_, block_sums_, blocks, settings_.block_size);
-    const std::pair<long, long> launched(0, blocks);
-    Kokkos::deep_copy(Kokkos::subview(block_sums_host_, launched, Kokkos::ALL, Kokkos::ALL),
-                      Kokkos::subview(block_sums_, launched, Kokkos::ALL, Kokkos::ALL));
-    const double* sums_of_launch = block_sums_host_.data();
-    mine_.insert(mine_.end(), sums_of_launch, sums_of_launch + blocks * width);
-    done += blocks;
-    // Launches of a tenth to a quarter of a second: long enough to fill a GPU, short enough that
-    // the run notices a stop request promptly. The sizes change no result (sums are per block).
+    if (blocks > 0) {
+      const long first_block = first + rank_ + rounds * ranks_;
+      if (settings_.model == Model::gbm)
+        simulate_blocks(settings_.gbm, settings_, payoffs_, first_block, ranks_, blocks, values_);
+      else
+        simulate_blocks(settings_.heston, settings_, payoffs_, first_block, ranks_, blocks, values_);
+      sum_blocks(values_, chunk_sums_, block_sums_, blocks, settings_.block_size);
+      const std::pair<long, long> launched(0, blocks);
+      Kokkos::deep_copy(Kokkos::subview(block_sums_host_, launched, Kokkos::ALL, Kokkos::ALL),
+                        Kokkos::subview(block_sums_, launched, Kokkos::ALL, Kokkos::ALL));
+      const double* sums_of_launch = block_sums_host_.data();
+      mine_.insert(mine_.end(), sums_of_launch, sums_of_launch + blocks * width);
+    }
+    rounds += launch_blocks_;
+    // Launches of a tenth to a quarter of a second: long enough to fill a GPU, short enough that a
+    // stop request is seen promptly. The sizes change no result (sums are per block).
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    long next = launch_blocks_;
     if (seconds < launch_seconds_low && blocks == launch_blocks_)
-      launch_blocks_ = std::min(2 * launch_blocks_, max_launch_blocks_);
+      next = std::min(2 * launch_blocks_, max_launch_blocks_);
     else if (seconds > launch_seconds_high)
-      launch_blocks_ = std::max(launch_blocks_ / 2, 1L);
+      next = std::max(launch_blocks_ / 2, 1L);
+    // Agreed by all: anyone left with blocks, anyone asked to stop, and the smallest next size.
+    int agreed[3] = {count > rounds, solvers::stop_requested_now(), static_cast<int>(-next)};
+    MPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MAX, comm_);
+    launch_blocks_ = -agreed[2];
+    if (!agreed[0]) return rounds;
+    if (agreed[1]) {
+      interrupted_ = true;
+      return rounds;
+    }
   }
 }
 
 // Blocks first .. first+count-1: rank r takes every ranks-th block from first + r; all block sums
-// are then gathered and added on every rank in block order.
+// are then gathered and added on every rank in block order. A stop request may end this after the
+// first `done` blocks, which are added as they would have been in the whole step.
 void MonteCarloPricer::run_blocks(long first, long count) {
   const std::size_t width = totals_.size();
   mine_.clear();
+  interrupted_ = false;
   const long my_count = rank_ < count ? (count - rank_ + ranks_ - 1) / ranks_ : 0;
-  run_launches(first, my_count);
+  const long rounds = run_launches(first, my_count);
+  const long done = std::min(count, rounds * ranks_);
   for (int r = 0; r < ranks_; ++r) {
-    const long blocks_of_r = r < count ? (count - r + ranks_ - 1) / ranks_ : 0;
+    const long blocks_of_r = r < done ? (done - r + ranks_ - 1) / ranks_ : 0;
     counts_[r] = static_cast<int>(blocks_of_r * static_cast<long>(width));
     offsets_[r] = r == 0 ? 0 : offsets_[r - 1] + counts_[r - 1];
   }
-  gathered_.resize(static_cast<std::size_t>(count) * width);
-  MPI_Allgatherv(mine_.data(), static_cast<int>(mine_.size()), MPI_DOUBLE, gathered_.data(), counts_.data(),
-                 offsets_.data(), MPI_DOUBLE, comm_);
-  for (long b = 0; b < count; ++b) {
+  gathered_.resize(static_cast<std::size_t>(done) * width);
+  MPI_Allgatherv(mine_.data(), counts_[rank_], MPI_DOUBLE, gathered_.data(), counts_.data(), offsets_.data(),
+                 MPI_DOUBLE, comm_);
+  for (long b = 0; b < done; ++b) {
     const int owner = static_cast<int>(b % ranks_);
     const std::size_t at = static_cast<std::size_t>(offsets_[owner]) + static_cast<std::size_t>(b / ranks_) * width;
     for (std::size_t k = 0; k < width; ++k) totals_[k] += gathered_[at + k];
   }
-  blocks_done_ += count;
+  blocks_done_ += done;
+  interrupted_ = interrupted_ && done < count;
 }
 
 double MonteCarloPricer::control_mean(std::size_t product) const {

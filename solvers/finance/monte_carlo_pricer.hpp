@@ -67,6 +67,7 @@ class MonteCarloPricer final : public solvers::Solver {
 
   double stable_dt(double time) override;
   void step(double time, double dt) override;
+  bool step_interrupted() const override { return interrupted_; }
   std::vector<solvers::Scalar> diagnostics(double time) override;
   std::vector<solvers::Scalar> progress(double dt) const override;
   bool finished() const override;
@@ -88,7 +89,7 @@ class MonteCarloPricer final : public solvers::Solver {
 
  private:
   void run_blocks(long first, long count);
-  void run_launches(long first, long count);
+  long run_launches(long first, long count);
   void make_output_datasets();
   double control_mean(std::size_t product) const;
 
@@ -100,6 +101,7 @@ class MonteCarloPricer final : public solvers::Solver {
   BlockSums block_sums_;
   BlockSums::HostMirror block_sums_host_;
   long max_launch_blocks_ = 1, launch_blocks_ = 1;
+  bool interrupted_ = false;
   int rank_ = 0, ranks_ = 1;
   long blocks_done_ = 0;
   std::vector<double> totals_;           // [product][Sum], added in global block order

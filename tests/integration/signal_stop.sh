@@ -11,3 +11,32 @@ signal_at_step TERM 10 "$work/stopped" "$deck" "${settings[@]}"
 grep -q "stopped by signal" "$work/stopped.log" || fail "no stop message"
 meridian_on 2 run "$deck" "${settings[@]}" --restart latest --output "$work/stopped" > "$work/resumed.log"
 $compare "$work/whole" "$work/stopped"
+
+# A stop inside one long Monte Carlo step (all the paths in one step, several seconds): the ranks agree
+# to stop after the launch in progress, within a second or two, checkpoint how far the step got and exit
+# 75; the restart finishes the step, and every result has the bits of an uninterrupted run.
+deck="$SOURCE_DIR/configs/finance/portfolio.toml"
+blocks=$(((400000 + 4095) / 4096))
+settings=(--set 'finance.products=["asian_arithmetic_call", "european_put"]' --set finance.steps=252
+          --set finance.paths=400000 --set finance.blocks_per_step=$blocks --set finance.target_standard_error=0
+          --set finance.greeks=false
+          --set run.checkpoint_every_minutes=0 --set run.output_interval=0)
+meridian_on 2 run "$deck" "${settings[@]}" --output "$work/mc_whole" > "$work/mc_whole.log"
+timeout 120 "$MPIEXEC" -n 2 "$MERIDIAN" run "$deck" "${settings[@]}" --output "$work/mc_stopped" > "$work/mc_stopped.log" 2>&1 &
+launcher=$!
+for _ in $(seq 600); do
+  [ -e "$work/mc_stopped/fields_00000.h5" ] && break
+  sleep 0.05
+done
+sleep 1
+pkill -TERM -f -- "^$MERIDIAN run .*--output $work/mc_stopped" || fail "no Monte Carlo rank to signal"
+signalled=$SECONDS
+set +e
+wait "$launcher"
+code=$?
+set -e
+[ "$code" -eq 75 ] || { cat "$work/mc_stopped.log"; fail "the Monte Carlo run exited $code after SIGTERM, expected 75"; }
+[ $((SECONDS - signalled)) -le 3 ] || fail "the Monte Carlo step took $((SECONDS - signalled)) s to honour SIGTERM"
+grep -q "steps         0 this run" "$work/mc_stopped.log" || fail "the interrupted step was counted: $(cat "$work/mc_stopped.log")"
+meridian_on 2 run "$deck" "${settings[@]}" --restart latest --output "$work/mc_stopped" > "$work/mc_resumed.log"
+$compare "$work/mc_whole" "$work/mc_stopped"
