@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iomanip>
@@ -13,6 +14,7 @@
 #include "apps/exit_codes.hpp"
 #include "apps/signals.hpp"
 #include "io/checkpoint.hpp"
+#include "io/durable_rename.hpp"
 #include "io/file_stamp.hpp"
 #include "io/time_series.hpp"
 #include "io/xdmf.hpp"
@@ -69,6 +71,27 @@ mesh::MessagePath message_path_of(const io::Deck& deck) {
   }
 }
 
+// A failure injected for the tests that prove a failing rank ends the whole job promptly:
+// MERIDIAN_FAULT = "RANK:STEP:KIND", raised on that rank after that step. KIND: throw (an
+// exception), io (an I/O error), nan (a NaN put into the solver's state, which the diagnostics
+// then find; advection and CFD, whose restore is local to the rank).
+struct InjectedFault {
+  int rank = -1;
+  long step = -1;
+  std::string kind;
+};
+
+InjectedFault injected_fault() {
+  InjectedFault fault;
+  const char* text = std::getenv("MERIDIAN_FAULT");
+  if (!text) return fault;
+  std::istringstream in(text);
+  char colon = 0;
+  in >> fault.rank >> colon >> fault.step >> colon;
+  std::getline(in, fault.kind);
+  return fault;
+}
+
 int rank_of(MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -117,6 +140,7 @@ class Run {
   void write_diagnostics_file(const RunSummary* summary = nullptr);
   std::string write_checkpoint();
   void print_progress(double dt, double step_seconds) const;
+  void raise_injected_fault();
   RunSummary summarise(long steps, double run_seconds, const std::string& checkpoint) const;
   void print_summary(const RunSummary& summary) const;
   double next_output_time() const;
@@ -137,7 +161,20 @@ class Run {
   double end_time_, output_interval_;
   Clock::time_point start_ = Clock::now();
   double start_time_ = 0;  // simulated time when this run (or restart) began
+  InjectedFault fault_ = injected_fault();
 };
+
+void Run::raise_injected_fault() {
+  if (fault_.rank != rank_ || fault_.step != state_.step) return;
+  if (fault_.kind == "throw") throw std::runtime_error("injected fault at step " + std::to_string(state_.step));
+  if (fault_.kind == "io") throw io::FileError("injected I/O error at step " + std::to_string(state_.step));
+  if (fault_.kind == "nan") {
+    auto state = solver_->state();
+    for (auto& d : state)
+      if (!d.values.empty()) d.values[0] = std::nan("");
+    solver_->restore(state);
+  }
+}
 
 Run::Run(const RunOptions& options, MPI_Comm comm)
     : options_(options),
@@ -206,7 +243,7 @@ void Run::write_diagnostics_file(const RunSummary* summary) {
     file.close();
   }
   MPI_Barrier(comm_);
-  if (rank_ == 0) fs::rename(path + ".tmp", path);
+  if (rank_ == 0) io::durable_rename(path + ".tmp", path);
 }
 
 void Run::write_output() {
@@ -214,8 +251,11 @@ void Run::write_output() {
   std::ostringstream name;
   name << "fields_" << std::setw(5) << std::setfill('0') << state_.output_times.size() << ".h5";
   const auto& fields = solver_->output_fields();
+  // Written under a temporary name and moved into place when complete: a failed or interrupted write
+  // leaves a .tmp file, never a half-written output under the real name.
+  const fs::path path = fs::path(directory_) / name.str();
   {
-    io::H5File file = io::H5File::create((fs::path(directory_) / name.str()).string(), comm_);
+    io::H5File file = io::H5File::create(path.string() + ".tmp", comm_);
     io::write_stamp(file, {kind_, deck_.resolved_text(), state_.time, state_.step});
     for (const auto& f : fields) {
       file.write(f);
@@ -230,6 +270,8 @@ void Run::write_output() {
     }
     file.close();
   }
+  MPI_Barrier(comm_);
+  if (rank_ == 0) io::durable_rename(path.string() + ".tmp", path);
   state_.output_times.push_back(state_.time);
   if (rank_ == 0) {
     std::vector<io::XdmfStep> steps;
@@ -407,6 +449,7 @@ int Run::execute() {
     state_.time = lands ? target : state_.time + dt;
     ++state_.step;
     ++steps;
+    raise_injected_fault();
     const bool output_now = lands && (output_interval_ > 0 || state_.time >= end_time_);
     // A stop at max_steps or by signal records and writes nothing extra, so a run continued from
     // its checkpoint produces exactly the files of an uninterrupted run.

@@ -4,6 +4,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -129,6 +130,13 @@ int dispatch(const Command& command) {
   return app::run(command.options, MPI_COMM_WORLD);
 }
 
+// One write per message, so that the lines of ranks failing together do not interleave.
+void report_failure(int rank, const char* what, const char* message) {
+  const std::string line = "meridian: rank " + std::to_string(rank) + ": " + what + ": " + message + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -164,11 +172,11 @@ int main(int argc, char** argv) {
       if (rank == 0) std::cerr << "meridian: cannot restart: " << e.what() << std::endl;
       code = app::restart_error;
     } catch (const io::FileError& e) {
-      std::cerr << "meridian: rank " << rank << ": file error: " << e.what() << std::endl;
+      report_failure(rank, "file error", e.what());
       code = app::runtime_failure;
       abort_job = size > 1;
     } catch (const std::exception& e) {
-      std::cerr << "meridian: rank " << rank << ": error: " << e.what() << std::endl;
+      report_failure(rank, "error", e.what());
       code = app::runtime_failure;
       abort_job = size > 1;
     }

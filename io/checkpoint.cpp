@@ -1,5 +1,7 @@
 #include "io/checkpoint.hpp"
 
+#include "io/durable_rename.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -103,7 +105,8 @@ std::string CheckpointStore::write(const FileStamp& stamp, const std::vector<Hos
   }
   MPI_Barrier(comm_);
   if (rank_of(comm_) == 0) {
-    fs::rename(temporary, final_path);
+    // Older checkpoints go only once the new one is durable.
+    durable_rename(temporary, final_path);
     auto all = checkpoints_in(directory_);
     for (std::size_t i = 0; i + keep_ < all.size(); ++i) fs::remove(all[i]);
     for (const auto& leftover : checkpoints_in(directory_, ".tmp")) fs::remove(leftover);  // a crash mid-write
@@ -112,16 +115,30 @@ std::string CheckpointStore::write(const FileStamp& stamp, const std::vector<Hos
   return final_path.string();
 }
 
+// Rank 0 looks and tells the others, so every rank opens the same file even where a shared file
+// system shows the ranks different listings for a while (NFS attribute caching).
 std::string CheckpointStore::resolve(const std::string& which) const {
-  if (which != "latest") {
-    if (!fs::exists(which)) throw FileError(which + ": no such checkpoint file");
-    return which;
+  std::string answer, error;
+  if (rank_of(comm_) == 0) {
+    if (which != "latest") {
+      if (fs::exists(which)) answer = which;
+      else error = which + ": no such checkpoint file";
+    } else {
+      const auto all = checkpoints_in(directory_);
+      if (all.empty())
+        error = directory_ + ": no checkpoint to restart from (--restart latest looks for " + prefix +
+                "*.h5 in this folder)";
+      else
+        answer = all.back().string();
+    }
   }
-  const auto all = checkpoints_in(directory_);
-  if (all.empty())
-    throw FileError(directory_ + ": no checkpoint to restart from (--restart latest looks for " + prefix +
-                    "*.h5 in this folder)");
-  return all.back().string();
+  std::string message = error.empty() ? "+" + answer : "-" + error;
+  int length = static_cast<int>(message.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm_);
+  message.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(message.data(), length, MPI_CHAR, 0, comm_);
+  if (message[0] == '-') throw FileError(message.substr(1));
+  return message.substr(1);
 }
 
 void read_checkpoint_state(H5File& file, std::vector<HostDataset>& state, MPI_Comm comm) {

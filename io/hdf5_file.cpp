@@ -107,7 +107,7 @@ H5File::H5File(H5File&& other) noexcept : file_(other.file_), path_(std::move(ot
 }
 
 H5File::~H5File() {
-  if (file_ >= 0) H5Fclose(file_);
+  if (file_ >= 0 && std::uncaught_exceptions() <= exceptions_at_open_) H5Fclose(file_);
 }
 
 int H5File::rank_() const {

@@ -4,6 +4,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,6 +53,10 @@ class H5File {
  private:
   H5File(hid_t file, std::string path, MPI_Comm comm) : file_(file), path_(std::move(path)), comm_(comm) {}
   hid_t file_ = -1;
+  // Exceptions in flight when the file was opened: a destructor that sees more is unwinding from a
+  // failure that the other ranks may not share, and leaves the collective close undone (the job is
+  // aborted next) rather than wait forever in it.
+  int exceptions_at_open_ = std::uncaught_exceptions();
   std::string path_;
   MPI_Comm comm_;
   int rank_() const;

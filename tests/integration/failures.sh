@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A failure on any rank ends the whole job promptly, never a hang: an exception, an I/O error and a
+# non-finite state injected on rank 1 (MERIDIAN_FAULT=RANK:STEP:KIND) and a full disk each end a
+# 2-rank run within 10 s with exit code 1 and a message naming the rank; a write cut short leaves a
+# .tmp file, and the outputs and checkpoints written before it stay whole.
+source "$(dirname "$0")/common.sh"
+deck="$SOURCE_DIR/configs/advection/solid_body_rotation.toml"
+
+# ends_promptly NAME EXPECTED_TEXT COMMAND...: COMMAND must exit 1 within 10 s, printing EXPECTED_TEXT.
+ends_promptly() {
+  local name=$1 text=$2 start=$SECONDS code=0
+  shift 2
+  timeout 30 "$@" > "$work/$name.log" 2>&1 || code=$?
+  [ "$code" -eq 1 ] || { cat "$work/$name.log"; fail "$name: exit code $code, expected 1"; }
+  [ $((SECONDS - start)) -le 10 ] || fail "$name: took $((SECONDS - start)) s to end"
+  grep -q "$text" "$work/$name.log" || { cat "$work/$name.log"; fail "$name: no '$text' in the output"; }
+  echo "$name: exit 1 after $((SECONDS - start)) s"
+}
+
+for kind in throw io nan; do
+  ends_promptly "fault-$kind" "meridian: rank 1: " env MERIDIAN_FAULT="1:5:$kind" "$MPIEXEC" -n 2 "$MERIDIAN" run \
+    "$deck" --set mesh.nx=64 --set mesh.ny=64 --output "$work/fault-$kind"
+done
+
+# Every .h5 under FOLDER opens and reads whole.
+all_readable() {
+  "$MERIDIAN_PYTHON" - "$1" <<'PY'
+import h5py, pathlib, sys
+for path in pathlib.Path(sys.argv[1]).rglob("*.h5"):
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, obj: obj[()] if isinstance(obj, h5py.Dataset) else None)
+PY
+}
+
+full=$work/full
+mkdir -p "$full"
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=3M tmpfs "$full" 2>/dev/null; then
+  trap 'umount "$full" 2>/dev/null; rm -rf "$work"' EXIT
+  # Two outputs and three checkpoints fit, the fourth checkpoint does not.
+  ends_promptly full-disk "rank [01]: file error: .*checkpoint_000000400.h5.tmp" "$MPIEXEC" -n 2 "$MERIDIAN" run \
+    "$deck" --set mesh.nx=256 --set mesh.ny=256 --set run.end_time=0.5 --set run.output_interval=0.1 \
+    --set run.checkpoint_every_steps=100 --output "$full/run"
+  [ -f "$full/run/checkpoints/checkpoint_000000400.h5.tmp" ] || fail "the cut-short checkpoint is not a .tmp"
+  [ -f "$full/run/checkpoints/checkpoint_000000300.h5" ] || fail "the previous checkpoint is gone"
+  [ -f "$full/run/fields_00001.h5" ] || fail "the previous output is gone"
+  all_readable "$full/run" || fail "a file written before the disk filled does not read back whole"
+else
+  # No tmpfs to fill here: a file-size limit makes every write past 16 MB fail with EFBIG instead.
+  (trap '' XFSZ
+   ulimit -f 16384
+   ends_promptly file-size-limit "rank [01]: file error: .*fields_00000.h5.tmp" "$MPIEXEC" -n 2 "$MERIDIAN" run \
+     "$deck" --set mesh.nx=1536 --set mesh.ny=1536 --set run.end_time=0.001 --output "$full/run")
+  [ ! -e "$full/run/fields_00000.h5" ] || fail "a half-written output has the real name"
+fi
