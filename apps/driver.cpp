@@ -53,6 +53,14 @@ void declare_run_keys(io::Schema& schema) {
        "folder for output and checkpoints (empty: output/<deck name>); --output overrides it"});
 }
 
+// The overrides as they ran: --output is run.output_dir, so the deck stored in every file says where
+// the run wrote.
+std::vector<io::Override> recorded_overrides(const RunOptions& options) {
+  std::vector<io::Override> overrides = options.overrides;
+  if (!options.output_dir.empty()) overrides.push_back({"run", "output_dir", io::to_text(io::Value(options.output_dir))});
+  return overrides;
+}
+
 std::string output_directory(const RunOptions& options, const io::Deck& deck) {
   if (!options.output_dir.empty()) return options.output_dir;
   const std::string& from_deck = deck.string("run", "output_dir");
@@ -183,7 +191,7 @@ Run::Run(const RunOptions& options, MPI_Comm comm)
       kind_(io::Deck::peek_solver_kind(options.deck_path)),
       entry_(solvers::find_solver(kind_, options.deck_path)),
       schema_(schema_for(entry_)),
-      deck_(io::Deck::load(options.deck_path, schema_, options.overrides)),
+      deck_(io::Deck::load(options.deck_path, schema_, recorded_overrides(options))),
       directory_(output_directory(options, deck_)),
       message_path_(message_path_of(deck_)),
       solver_(entry_.build(deck_, comm)),
@@ -381,7 +389,20 @@ RunSummary Run::summarise(long steps, double run_seconds, const std::string& che
     }
   summary.phases.emplace_back("compute", stepping - inside);
   summary.phases.insert(summary.phases.end(), parts.begin(), parts.end());
-  for (const char* phase : {"diagnostics", "output", "checkpoint"}) summary.phases.emplace_back(phase, seconds_of(phase));
+  double accounted = stepping;
+  for (const char* phase : {"diagnostics", "output", "checkpoint"}) {
+    summary.phases.emplace_back(phase, seconds_of(phase));
+    accounted += seconds_of(phase);
+  }
+  // Start-up, restart reading, the summary itself: so that the shares add to 100%.
+  summary.phases.emplace_back("other", std::max(0.0, run_seconds - accounted));
+  // Every rank stores the same attributes: the slowest rank's times.
+  std::vector<double> times{summary.wall_seconds};
+  for (const auto& p : summary.phases) times.push_back(p.second);
+  MPI_Allreduce(MPI_IN_PLACE, times.data(), static_cast<int>(times.size()), MPI_DOUBLE, MPI_MAX, comm_);
+  summary.wall_seconds = times[0];
+  for (std::size_t i = 0; i < summary.phases.size(); ++i) summary.phases[i].second = times[i + 1];
+  summary.core_hours = summary.wall_seconds * summary.ranks / 3600.0;
   return summary;
 }
 
@@ -406,6 +427,14 @@ void Run::print_summary(const RunSummary& summary) const {
 }
 
 int Run::execute() {
+  // A stop asked for before the first step (while the deck was read, say) ends the run here: there
+  // is nothing new to checkpoint.
+  int stop_before = stop_requested() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &stop_before, 1, MPI_INT, MPI_MAX, comm_);
+  if (stop_before) {
+    if (rank_ == 0) std::cout << "stopped by signal before the first step; nothing was written" << std::endl;
+    return preempted;
+  }
   if (rank_ == 0) fs::create_directories(directory_);
   MPI_Barrier(comm_);
   if (options_.restart.empty())

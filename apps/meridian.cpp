@@ -27,7 +27,7 @@ const char* usage =
     "  meridian check DECK [--set section.key=value]...   validate and print the resolved deck\n"
     "  meridian check --describe KIND                    every deck key of a solver, as a Markdown table\n"
     "  meridian info                                     the build: Kokkos, MPI, HDF5, CUDA\n"
-    "  meridian --help\n"
+    "  meridian --help | --version\n"
     "exit codes: 0 done, 1 failed while running, 2 bad command line or deck, 3 cannot restart,\n"
     "            75 stopped by SIGTERM/SIGUSR1 after a checkpoint (continue with --restart latest)\n";
 
@@ -47,9 +47,15 @@ Command parse(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) throw UsageError("no command given");
   command.verb = args[0];
-  if (command.verb == "--help" || command.verb == "-h" || command.verb == "help") {
-    command.verb = "help";
-    return command;
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h" || a == "help") {
+      command.verb = "help";
+      return command;
+    }
+    if (a == "--version") {
+      command.verb = "version";
+      return command;
+    }
   }
   if (command.verb != "run" && command.verb != "check" && command.verb != "info")
     throw UsageError("unknown command '" + command.verb + "'");
@@ -120,7 +126,6 @@ int check(const Command& command) {
 }
 
 int dispatch(const Command& command) {
-  if (command.verb == "help") return std::cout << usage, app::success;
   if (command.verb == "info") return print_info(), app::success;
   if (command.verb == "check") return check(command);
   const std::string warning = app::oversubscription_warning(MPI_COMM_WORLD);
@@ -145,6 +150,22 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   app::install_stop_handlers();
+  // The command line first: help, the version and usage errors need no Kokkos (and get no banner).
+  Command command;
+  try {
+    command = parse(argc, argv);
+  } catch (const UsageError& e) {
+    if (rank == 0) std::cerr << "meridian: " << e.what() << "\n" << usage;
+    MPI_Finalize();
+    return app::input_error;
+  }
+  if (command.verb == "help" || command.verb == "version") {
+    if (rank == 0 && command.verb == "help") std::cout << usage;
+    if (rank == 0 && command.verb == "version")
+      std::cout << "meridian " << meridian::build::version << " (" << meridian::build::git_hash << ")\n";
+    MPI_Finalize();
+    return app::success;
+  }
   int code = app::success;
   bool abort_job = false;
   {
@@ -155,15 +176,8 @@ int main(int argc, char** argv) {
     int kokkos_argc = static_cast<int>(kokkos_argv.size());
     Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
     try {
-      const Command command = parse(argc, argv);
-      if (rank != 0 && command.verb != "run") {
-        // check, info and help are answered by rank 0 alone.
-      } else {
-        code = dispatch(command);
-      }
-    } catch (const UsageError& e) {
-      if (rank == 0) std::cerr << "meridian: " << e.what() << "\n" << usage;
-      code = app::input_error;
+      // check and info are answered by rank 0 alone.
+      if (rank == 0 || command.verb == "run") code = dispatch(command);
     } catch (const io::DeckError& e) {
       // Decks are read and checked identically on every rank, so every rank is here: rank 0 reports.
       if (rank == 0) std::cerr << "meridian: deck error: " << e.what() << std::endl;

@@ -294,6 +294,10 @@ Deck Deck::from_text(const std::string& text, const std::string& origin, const S
   const toml::value root = parse_text(text, origin);
   auto found = collect(root, origin, schema);
   for (const auto& o : overrides) {
+    // The schema itself was chosen by the file's [solver] kind: an override could only mislabel the run.
+    if (o.section == "solver" && o.key == "kind")
+      throw DeckError("--set solver.kind: the solver is chosen by the deck's [solver] kind (" + origin +
+                      "); write a deck for the other solver instead");
     const std::string where = "--set " + o.section + "." + o.key;
     const KeySpec* spec = schema.find(o.section, o.key);
     if (!spec) throw DeckError(where + ": unknown key '" + o.section + "." + o.key + "'");

@@ -13,22 +13,28 @@ long block_offset(long n, int parts, int index) {
 
 namespace {
 const char* axis_name(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+const char* cells_key(int axis) { return axis == 0 ? "nx" : axis == 1 ? "ny" : "nz"; }
 
 void check_spec(const GridSpec& spec, int ranks) {
   if (spec.dimensions != 2 && spec.dimensions != 3)
-    throw DecompositionError("grid dimensions must be 2 or 3");
-  if (spec.dimensions == 2 && (spec.cells[2] != 1 || (spec.process_grid[2] != 0 && spec.process_grid[2] != 1)))
-    throw DecompositionError("a 2-D grid has one cell and one process along z");
+    throw DecompositionError("grid dimensions must be 2 or 3", "dimensions");
+  if (spec.dimensions == 2 && spec.cells[2] != 1) throw DecompositionError("a 2-D grid has one cell along z", "nz");
+  if (spec.dimensions == 2 && spec.process_grid[2] != 0 && spec.process_grid[2] != 1)
+    throw DecompositionError("a 2-D grid has one process along z (the z entry must be 0 or 1)");
   int fixed = 1;
+  bool all_fixed = true;
   for (int axis = 0; axis < 3; ++axis) {
-    if (spec.cells[axis] < 1) throw DecompositionError(std::string("cells along ") + axis_name(axis) + " must be >= 1");
+    all_fixed = all_fixed && spec.process_grid[axis] > 0;
+    if (spec.cells[axis] < 1)
+      throw DecompositionError(std::string("cells along ") + axis_name(axis) + " must be >= 1", cells_key(axis));
     if (spec.process_grid[axis] < 0) throw DecompositionError("process grid entries must be >= 0");
     if (spec.process_grid[axis] > 0) fixed *= spec.process_grid[axis];
   }
-  if (ranks % fixed != 0) {
+  if (ranks % fixed != 0 || (all_fixed && fixed != ranks)) {
     std::ostringstream msg;
     msg << "the process grid fixed in the deck (" << spec.process_grid[0] << " x " << spec.process_grid[1] << " x "
-        << spec.process_grid[2] << ") does not divide the " << ranks << " ranks of this run";
+        << spec.process_grid[2] << ") " << (all_fixed ? "does not multiply to" : "does not divide") << " the "
+        << ranks << " ranks of this run (0 entries let MPI choose)";
     throw DecompositionError(msg.str());
   }
 }
@@ -49,7 +55,7 @@ Decomposition::Decomposition(MPI_Comm parent, const GridSpec& spec) : spec_(spec
       msg << "the grid cannot be decomposed: " << spec_.cells[axis] << " cells along " << axis_name(axis) << " over "
           << dims_[axis] << " ranks leaves " << smallest << " cells on some rank, fewer than the halo width "
           << halo_here << " (use fewer ranks, a larger grid, or fix mesh.process_grid)";
-      throw DecompositionError(msg.str());
+      throw DecompositionError(msg.str(), cells_key(axis));
     }
   }
   std::array<int, 3> periods{};

@@ -19,10 +19,16 @@ struct GridSpec {
   int halo_width = 1;
 };
 
-// Thrown when a grid cannot be split over the ranks given (a deck error, not a crash).
+// Thrown when a grid cannot be split over the ranks given (a deck error, not a crash); `key` is
+// the mesh key to blame ("process_grid", "nx", ...).
 class DecompositionError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit DecompositionError(const std::string& message, std::string key = "process_grid")
+      : std::runtime_error(message), key_(std::move(key)) {}
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string key_;
 };
 
 class Decomposition {

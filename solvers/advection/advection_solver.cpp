@@ -175,6 +175,9 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   s.wind.period = deck.real("advection", "period");
   s.courant = deck.real("advection", "courant");
   s.limiter = deck.string("advection", "limiter") == "fct";
+  // The limited update is bounded by its monotone upwind step, which is monotone only up to Courant 1.
+  if (s.limiter && s.courant > 1)
+    deck.fail("advection", "courant", "limiter = \"fct\" keeps the bounds only with courant <= 1 (its upwind step's limit)");
   const mesh::GridSpec grid = solvers::grid_spec(deck, AdvectionSolver::halo_width);
   for (const auto& name : deck.strings("advection", "tracers")) {
     for (const auto& t : s.tracers)
@@ -191,7 +194,7 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   try {
     return std::make_unique<AdvectionSolver>(grid, s, comm);
   } catch (const mesh::DecompositionError& e) {
-    deck.fail("mesh", "nx", e.what());
+    deck.fail("mesh", e.key(), e.what());
   }
 }
 

@@ -292,7 +292,7 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   try {
     return std::make_unique<SpectralNavierStokes>(s, comm);
   } catch (const mesh::DecompositionError& e) {
-    deck.fail("mesh", "process_grid", e.what());
+    deck.fail("mesh", e.key(), e.what());
   }
 }
 

@@ -50,6 +50,27 @@ expect_rejected cannot_decompose "mesh.nx" "$head
 nx = 4
 ny = 4
 process_grid = [2, 1, 1]"
+expect_rejected process_grid_not_the_ranks "mesh.process_grid" "$head
+[mesh]
+process_grid = [1, 1, 1]"
+expect_rejected process_grid_z_in_2d "mesh.process_grid" "$head
+[mesh]
+process_grid = [2, 0, 5]"
+expect_rejected spectral_process_grid "mesh.process_grid" '[solver]
+kind = "cfd_spectral"
+[mesh]
+dimensions = 3
+nx = 16
+ny = 16
+nz = 16
+process_grid = [1, 1, 1]'
+expect_rejected fct_above_courant_one "advection.courant" "$head
+[advection]
+limiter = \"fct\"
+courant = 1.2"
+expect_rejected bad_message_path "run.gpu_aware_mpi" "$head
+[run]
+gpu_aware_mpi = \"sometimes\""
 expect_rejected no_solver_kind "solver.kind" '[mesh]
 nx = 8'
 expect_rejected unknown_override "--set advection.speed" "$head" --set advection.speed=3

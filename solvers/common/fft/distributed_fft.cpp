@@ -17,6 +17,11 @@ std::array<int, 2> choose_grid(MPI_Comm comm, const std::array<long, 3>& cells, 
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
   if (cells[2] == 1) grid[1] = 1;  // a 2-D transform: slabs in y
+  const int fixed = std::max(grid[0], 1) * std::max(grid[1], 1);
+  if (grid[0] < 0 || grid[1] < 0 || ranks % fixed != 0 || (grid[0] > 0 && grid[1] > 0 && fixed != ranks))
+    throw mesh::DecompositionError("distributed FFT: the process grid " + std::to_string(grid[0]) + " x " +
+                                   std::to_string(grid[1]) + " (y x z) does not fit the " + std::to_string(ranks) +
+                                   " ranks of this run (0 entries let MPI choose)");
   MPI_Dims_create(ranks, 2, grid.data());
   return grid;
 }
