@@ -1,6 +1,7 @@
 #include "apps/driver.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -13,9 +14,11 @@
 
 #include "apps/exit_codes.hpp"
 #include "apps/signals.hpp"
+#include "io/broadcast.hpp"
 #include "io/checkpoint.hpp"
 #include "io/durable_rename.hpp"
 #include "io/file_stamp.hpp"
+#include "io/run_lock.hpp"
 #include "io/time_series.hpp"
 #include "io/xdmf.hpp"
 #include "mesh/message_buffer.hpp"
@@ -149,6 +152,7 @@ class Run {
   std::string write_checkpoint();
   void print_progress(double dt, double step_seconds) const;
   void raise_injected_fault();
+  void prepare_output_folders();
   RunSummary summarise(long steps, double run_seconds, const std::string& checkpoint) const;
   void print_summary(const RunSummary& summary) const;
   double next_output_time() const;
@@ -170,7 +174,35 @@ class Run {
   Clock::time_point start_ = Clock::now();
   double start_time_ = 0;  // simulated time when this run (or restart) began
   InjectedFault fault_ = injected_fault();
+  io::RunLock lock_;  // rank 0's, on the output folder
 };
+
+// Rank 0 makes every folder the run writes, checks it can write there, and locks the output folder;
+// any failure is every rank's deck error (exit 2) before a step is taken.
+void Run::prepare_output_folders() {
+  std::string problem;
+  if (rank_ == 0) {
+    for (const fs::path& folder : {fs::path(directory_), fs::path(checkpoints_.directory())}) {
+      std::error_code error;
+      fs::create_directories(folder, error);
+      if (error || !fs::is_directory(folder))
+        problem = folder.string() + ": cannot make the folder (" +
+                  (error ? error.message() : std::string("a file of that name is in the way")) + ")";
+      else if (::access(folder.c_str(), W_OK) != 0)
+        problem = folder.string() + ": the folder is not writable";
+      if (!problem.empty()) break;
+    }
+    if (problem.empty()) {
+      try {
+        lock_ = io::RunLock(directory_);
+      } catch (const io::LockError& e) {
+        problem = e.what();
+      }
+    }
+  }
+  io::broadcast_from_rank0(problem, comm_);
+  if (!problem.empty()) throw io::DeckError(problem);
+}
 
 void Run::raise_injected_fault() {
   if (fault_.rank != rank_ || fault_.step != state_.step) return;
@@ -435,8 +467,7 @@ int Run::execute() {
     if (rank_ == 0) std::cout << "stopped by signal before the first step; nothing was written" << std::endl;
     return preempted;
   }
-  if (rank_ == 0) fs::create_directories(directory_);
-  MPI_Barrier(comm_);
+  prepare_output_folders();
   if (options_.restart.empty())
     start_fresh();
   else

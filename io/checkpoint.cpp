@@ -1,5 +1,6 @@
 #include "io/checkpoint.hpp"
 
+#include "io/broadcast.hpp"
 #include "io/durable_rename.hpp"
 
 #include <algorithm>
@@ -133,10 +134,7 @@ std::string CheckpointStore::resolve(const std::string& which) const {
     }
   }
   std::string message = error.empty() ? "+" + answer : "-" + error;
-  int length = static_cast<int>(message.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, comm_);
-  message.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(message.data(), length, MPI_CHAR, 0, comm_);
+  broadcast_from_rank0(message, comm_);
   if (message[0] == '-') throw FileError(message.substr(1));
   return message.substr(1);
 }
