@@ -134,7 +134,8 @@ for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86
 done
 library_path=$bundle/lib$cuda_libs
 # The image's libstdc++ serves unless it predates GCC 11 (GLIBCXX_3.4.29, which the build needs).
-system_cxx=$(ldconfig -p 2>/dev/null | awk '/libstdc\+\+\.so\.6 .*x86-64/ { print $NF; exit }')
+# (awk reads all of ldconfig's output: an early exit would fail the pipe under pipefail.)
+system_cxx=$(ldconfig -p 2>/dev/null | awk '/libstdc\+\+\.so\.6 .*x86-64/ && !found { print $NF; found = 1 }')
 if [ -z "$system_cxx" ] || ! grep -qa GLIBCXX_3.4.29 "$system_cxx"; then library_path=$bundle/lib/fallback:$library_path; fi
 export LD_LIBRARY_PATH=$library_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$bundle/bin:$PATH
