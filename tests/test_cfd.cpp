@@ -132,3 +132,37 @@ TEST(SpectralNavierStokes, SameResultOnAnyRankCount) {
 }
 
 }  // namespace
+
+namespace {
+
+// Orszag's rule keeps |k| < n/3 on every axis: on a grid divisible by 3 the modes at |k| = n/3 and
+// beyond never receive anything, so they stay exactly zero step after step (a rule that kept
+// |k| = n/3 would fill them from their aliases).
+TEST(SpectralNavierStokes, ModesBeyondTheTwoThirdsCutStayExactlyZero) {
+  const long n = 12;
+  auto solver = build({"mesh.dimensions=3", "mesh.nx=12", "mesh.ny=12", "mesh.nz=12", "cfd.initial=random",
+                       "cfd.peak_wavenumber=3", "cfd.viscosity=0.01", "cfd.dt=0.02"},
+                      MPI_COMM_WORLD);
+  for (int step = 0; step < 5; ++step) solver->step(step * 0.02, 0.02);
+  const auto signed_index = [n](long i) { return 2 * i <= n ? i : i - n; };
+  double beyond = 0, inside = 0;
+  for (const auto& d : solver->state()) {
+    const auto& box = d.box;
+    std::size_t at = 0;
+    for (unsigned long long i = 0; i < box.count[0]; ++i)
+      for (unsigned long long j = 0; j < box.count[1]; ++j)
+        for (unsigned long long l = 0; l < box.count[2]; ++l, at += 2) {
+          const long kx = static_cast<long>(box.offset[0] + i), ky = signed_index(static_cast<long>(box.offset[1] + j));
+          const long kz = signed_index(static_cast<long>(l));
+          const double size = std::hypot(d.values[at], d.values[at + 1]);
+          if (3 * kx >= n || 3 * std::abs(ky) >= n || 3 * std::abs(kz) >= n)
+            beyond = std::max(beyond, size);
+          else
+            inside = std::max(inside, size);
+        }
+  }
+  EXPECT_EQ(global_max(beyond), 0.0);
+  EXPECT_GT(global_max(inside), 0.0);  // the flow itself is there
+}
+
+}  // namespace

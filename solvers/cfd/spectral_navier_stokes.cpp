@@ -42,11 +42,13 @@ struct Modes {
     integer(i, j, l, ix, iy, iz);
     kx = unit * ix, ky = unit * iy, kz = unit * iz;
   }
-  // Orszag's 2/3 rule: modes beyond a third of the grid on any axis are dropped from products.
+  // Orszag's 2/3 rule: only |k| < n/3 on every axis takes part in products. A product's modes then
+  // stay below 2n/3, and those the grid folds back land at n/3 or beyond, where they are dropped;
+  // keeping |k| = n/3 (n divisible by 3) would let their aliases in.
   KOKKOS_INLINE_FUNCTION bool resolved(int i, int j, int l) const {
     long ix, iy, iz;
     integer(i, j, l, ix, iy, iz);
-    return 3 * ix <= nx && 3 * (iy < 0 ? -iy : iy) <= ny && 3 * (iz < 0 ? -iz : iz) <= nz;
+    return 3 * ix < nx && 3 * (iy < 0 ? -iy : iy) < ny && 3 * (iz < 0 ? -iz : iz) < nz;
   }
   // The r2c half spectrum holds each kx once; all but kx = 0 and Nyquist stand for a conjugate pair.
   KOKKOS_INLINE_FUNCTION double weight(int i) const {
@@ -215,6 +217,15 @@ void minus_u_dot(const ModePolicy& cells, const SpectralNavierStokes::RealVector
       });
 }
 
+// Zero beyond the 2/3 cut: the initial fields hold there only the round-off of their transforms,
+// which would otherwise stay in the state for good.
+void truncate_to_resolved(const Modes& m, const ModePolicy& policy, const fft::ComplexPencil& field) {
+  Kokkos::parallel_for(
+      "cfd::truncate", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
+        if (!m.resolved(i, j, l)) field(i, j, l) = Complex(0, 0);
+      });
+}
+
 // The mean of theta is conserved and the aliased modes take no part.
 void dealias_scalar(const Modes& m, const ModePolicy& policy, const fft::ComplexPencil& out) {
   Kokkos::parallel_for(
@@ -312,6 +323,7 @@ SpectralNavierStokes::SpectralNavierStokes(Settings settings, MPI_Comm comm)
   else
     set_random_field();
   if (s_.passive_scalar) set_scalar();
+  for (const auto& field : state_) truncate_to_resolved(modes_of(fft_, s_.length), mode_policy(fft_), field);
   make_output_datasets();
   for (const auto& box : state_layout()) {
     staged_state_.push_back({box, {}});
