@@ -114,17 +114,24 @@ void print_info() {
             << "cuSPARSE not built in\n";
 }
 
+// The same checks as `run`, on the ranks given (a process grid is checked against them), all but
+// allocating and stepping. Collective; rank 0 prints.
 int check(const Command& command) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (command.describe) {
     const io::Schema schema = app::schema_for(meridian::solvers::find_solver(command.options.deck_path, "--describe"));
-    schema.describe(std::cout);
+    if (rank == 0) schema.describe(std::cout);
     return app::success;
   }
   const std::string kind = io::Deck::peek_solver_kind(command.options.deck_path);
-  const io::Schema schema = app::schema_for(meridian::solvers::find_solver(kind, command.options.deck_path));
+  const auto& solver = meridian::solvers::find_solver(kind, command.options.deck_path);
+  const io::Schema schema = app::schema_for(solver);
   const io::Deck deck = io::Deck::load(command.options.deck_path, schema, command.options.overrides);
-  std::cout << "# " << command.options.deck_path << ": valid; resolved deck with every default:\n"
-            << deck.resolved_text();
+  solver.validate(deck, MPI_COMM_WORLD);
+  if (rank == 0)
+    std::cout << "# " << command.options.deck_path << ": valid; resolved deck with every default:\n"
+              << deck.resolved_text();
   return app::success;
 }
 
@@ -199,8 +206,8 @@ int main(int argc, char** argv) {
     int kokkos_argc = static_cast<int>(kokkos_argv.size());
     Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
     try {
-      // check and info are answered by rank 0 alone.
-      if (rank == 0 || command.verb == "run") code = dispatch(command);
+      // info is answered by rank 0 alone; run and check are collective.
+      if (rank == 0 || command.verb != "info") code = dispatch(command);
     } catch (const io::DeckError& e) {
       // Decks are read and checked identically on every rank, so every rank is here: rank 0 reports.
       if (rank == 0) std::cerr << "meridian: deck error: " << e.what() << std::endl;

@@ -9,11 +9,11 @@ namespace meridian::solvers {
 const std::vector<SolverEntry>& registry() {
   static const std::vector<SolverEntry> entries{
       {"advection", "flux-form 5th-order upwind tracer transport with WRF RK3 and optional FCT",
-       advection::declare_keys, advection::build},
+       advection::declare_keys, advection::validate, advection::build},
       {"cfd_spectral", "pseudo-spectral incompressible Navier-Stokes on a periodic box (distributed FFT)",
-       cfd::declare_keys, cfd::build},
+       cfd::declare_keys, cfd::validate, cfd::build},
       {"monte_carlo", "Monte Carlo option pricing (GBM and Heston), bitwise reproducible on any rank count",
-       finance::declare_keys, finance::build},
+       finance::declare_keys, finance::validate, finance::build},
   };
   return entries;
 }

@@ -15,6 +15,7 @@ struct SolverEntry {
   std::string kind;
   std::string summary;
   void (*declare_keys)(io::Schema& schema);
+  void (*validate)(const io::Deck& deck, MPI_Comm comm);  // build's checks without allocating
   std::unique_ptr<Solver> (*build)(const io::Deck& deck, MPI_Comm comm);
 };
 

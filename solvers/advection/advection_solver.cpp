@@ -166,7 +166,9 @@ void declare_keys(io::Schema& schema) {
               {"none", "fct"}});
 }
 
-std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
+namespace {
+// The solver's settings from a deck, every check a deck can fail included.
+Settings settings_of(const io::Deck& deck, const mesh::GridSpec& grid) {
   Settings s;
   s.wind.kind = wind_kind(deck.string("advection", "wind"));
   s.wind.u = deck.real("advection", "uniform_u");
@@ -178,7 +180,6 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   // The limited update is bounded by its monotone upwind step, which is monotone only up to Courant 1.
   if (s.limiter && s.courant > 1)
     deck.fail("advection", "courant", "limiter = \"fct\" keeps the bounds only with courant <= 1 (its upwind step's limit)");
-  const mesh::GridSpec grid = solvers::grid_spec(deck, AdvectionSolver::halo_width);
   for (const auto& name : deck.strings("advection", "tracers")) {
     for (const auto& t : s.tracers)
       if (t.name == name) deck.fail("advection", "tracers", "each shape may appear once (it names the tracer)");
@@ -191,6 +192,23 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
     shape.dimensions = grid.dimensions;
     s.tracers.push_back({name, shape});
   }
+  return s;
+}
+}  // namespace
+
+void validate(const io::Deck& deck, MPI_Comm comm) {
+  const mesh::GridSpec grid = solvers::grid_spec(deck, AdvectionSolver::halo_width);
+  settings_of(deck, grid);
+  try {
+    const mesh::Decomposition decomposition(comm, grid);
+  } catch (const mesh::DecompositionError& e) {
+    deck.fail("mesh", e.key(), e.what());
+  }
+}
+
+std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
+  const mesh::GridSpec grid = solvers::grid_spec(deck, AdvectionSolver::halo_width);
+  const Settings s = settings_of(deck, grid);
   try {
     return std::make_unique<AdvectionSolver>(grid, s, comm);
   } catch (const mesh::DecompositionError& e) {

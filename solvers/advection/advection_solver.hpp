@@ -30,6 +30,8 @@ struct Settings {
 };
 
 void declare_keys(io::Schema& schema);
+// Every check of build but allocation: for `meridian check` (collective).
+void validate(const io::Deck& deck, MPI_Comm comm);
 std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm);
 
 class AdvectionSolver final : public solvers::Solver {

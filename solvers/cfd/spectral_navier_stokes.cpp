@@ -282,7 +282,9 @@ void declare_keys(io::Schema& schema) {
               {"estimate", "measure"}});
 }
 
-std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
+namespace {
+// The solver's settings from a deck, every check a deck can fail included.
+Settings settings_of(const io::Deck& deck) {
   Settings s;
   s.cells = solvers::grid_cells(deck);
   const auto& grid = deck.integers("mesh", "process_grid");
@@ -300,6 +302,21 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   s.passive_scalar = deck.boolean("cfd", "passive_scalar");
   s.scalar_diffusivity = deck.real("cfd", "scalar_diffusivity");
   s.planning = deck.string("cfd", "fft_planning") == "measure" ? fft::PlanEffort::measure : fft::PlanEffort::estimate;
+  return s;
+}
+}  // namespace
+
+void validate(const io::Deck& deck, MPI_Comm comm) {
+  const Settings s = settings_of(deck);
+  try {
+    fft::DistributedFFT::check_layout(comm, s.cells, s.process_grid);
+  } catch (const mesh::DecompositionError& e) {
+    deck.fail("mesh", e.key(), e.what());
+  }
+}
+
+std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
+  const Settings s = settings_of(deck);
   try {
     return std::make_unique<SpectralNavierStokes>(s, comm);
   } catch (const mesh::DecompositionError& e) {

@@ -173,7 +173,8 @@ void declare_keys(io::Schema& schema) {
        "gbm: correlated geometric Brownian motions, exact log-normal steps; heston: one asset with stochastic variance",
        {"gbm", "heston"}});
   add({f, "spot", KeyType::real_list, std::vector<double>{100.0}, "price", "initial price of each asset", {}, 0, 1e12, true});
-  add({f, "volatility", KeyType::real_list, std::vector<double>{0.2}, "1/sqrt(year)", "log-normal volatility per asset (gbm)", {}, 0, 10});
+  add({f, "volatility", KeyType::real_list, std::vector<double>{0.2}, "1/sqrt(year)",
+       "log-normal volatility per asset (gbm); a deterministic path (zero) has no Monte Carlo to do", {}, 0, 10, true});
   add({f, "dividend_yield", KeyType::real_list, std::vector<double>{0.0}, "1/year", "continuous dividend yield per asset", {}, -1, 1});
   add({f, "correlation", KeyType::real_list, std::vector<double>{}, "1",
        "correlation matrix of the assets' Brownian motions, row by row (empty: independent); must be positive definite",
@@ -190,7 +191,7 @@ void declare_keys(io::Schema& schema) {
        "qe: Andersen's quadratic-exponential scheme; euler: full-truncation Euler", {"qe", "euler"}});
   add({f, "products", KeyType::string_list, std::vector<std::string>{"european_call"}, "",
        "the portfolio, priced on the same paths (single-asset payoffs use asset 0)", payoff_names()});
-  add({f, "strike", KeyType::real, 100.0, "price", "strike K of every product", {}, 0, 1e12});
+  add({f, "strike", KeyType::real, 100.0, "price", "strike K of every product", {}, 0, 1e12, true});
   add({f, "barrier", KeyType::real, 0.0, "price", "barrier level H of the barrier products (below spot for down, above for up)", {}, 0, 1e12});
   add({f, "rebate", KeyType::real, 0.0, "price", "rebate: at expiry for knock-ins never hit, at the hit for knock-outs", {}, 0, 1e12});
   add({f, "barrier_correction", KeyType::boolean, true, "",
@@ -261,18 +262,21 @@ MultiAssetGbm gbm_of(const io::Deck& deck, double rate) {
   return m;
 }
 
-}  // namespace
-
-std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
+// The pricer's settings from a deck, every check a deck can fail included.
+PricerSettings settings_of(const io::Deck& deck) {
   PricerSettings s;
   s.model = deck.string("finance", "model") == "heston" ? Model::heston : Model::gbm;
+  if (s.model == Model::heston && deck.reals("finance", "spot").size() != 1)
+    deck.fail("finance", "spot", "the Heston model prices one asset: give one spot");
+  // Zero variance now and in the long run: the variance process never leaves zero.
+  if (s.model == Model::heston && deck.real("finance", "heston_v0") == 0 && deck.real("finance", "heston_theta") == 0)
+    deck.fail("finance", "heston_v0", "with heston_theta = 0 too the variance stays zero: a deterministic path");
   const double rate = deck.real("finance", "rate");
   s.gbm = gbm_of(deck, rate);
   s.heston = Heston{rate, deck.reals("finance", "dividend_yield")[0], deck.reals("finance", "spot")[0],
                     deck.real("finance", "heston_v0"), deck.real("finance", "heston_kappa"),
                     deck.real("finance", "heston_theta"), deck.real("finance", "heston_sigma"),
                     deck.real("finance", "heston_rho"), deck.string("finance", "heston_scheme") == "qe"};
-  if (s.model == Model::heston && s.gbm.assets != 1) deck.fail("finance", "spot", "the Heston model prices one asset");
   s.maturity = deck.real("finance", "maturity");
   s.products = products_of(deck);
   const int steps = static_cast<int>(deck.integer("finance", "steps"));
@@ -312,6 +316,15 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   s.blocks = (samples + s.block_size - 1) / s.block_size;
   s.seed = static_cast<std::uint64_t>(deck.integer("finance", "seed"));
   s.target_standard_error = deck.real("finance", "target_standard_error");
+  return s;
+}
+
+}  // namespace
+
+void validate(const io::Deck& deck, MPI_Comm) { settings_of(deck); }
+
+std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
+  const PricerSettings s = settings_of(deck);
   return std::make_unique<MonteCarloPricer>(s, comm);
 }
 

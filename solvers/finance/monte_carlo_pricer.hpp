@@ -44,6 +44,8 @@ struct Estimate {
 };
 
 void declare_keys(io::Schema& schema);
+// Every check of build but allocation: for `meridian check` (collective).
+void validate(const io::Deck& deck, MPI_Comm comm);
 std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm);
 
 class MonteCarloPricer final : public solvers::Solver {

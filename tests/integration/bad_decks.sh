@@ -18,6 +18,15 @@ expect_rejected() {
   grep -qF -- "$expected" "$work/$name.log" || { cat "$work/$name.log"; fail "$name: message does not name '$expected'"; }
   grep -q "Segmentation\|BAD TERMINATION" "$work/$name.log" && fail "$name: crashed"
   [ ! -e "$out" ] || fail "$name: wrote output"
+  # `check` runs the same validation as `run`.
+  if [ "$text" != "-" ]; then
+    set +e
+    meridian_on 2 check "$deck" "$@" > "$work/$name.check.log" 2>&1
+    code=$?
+    set -e
+    [ "$code" -eq 2 ] || { cat "$work/$name.check.log"; fail "$name: check exited $code where run refused the deck"; }
+    grep -qF -- "$expected" "$work/$name.check.log" || fail "$name: check does not name '$expected'"
+  fi
   cases=$((cases + 1))
 }
 
@@ -98,5 +107,25 @@ products = [\"barrier_down_out_call\"]
 barrier = 120.0"
 expect_rejected zero_paths "finance.paths" "$finance
 paths = 0"
+expect_rejected no_spots "finance.spot" "$finance
+spot = []"
+expect_rejected no_volatilities "finance.volatility" "$finance
+volatility = []"
+expect_rejected correlation_not_a_matrix "finance.correlation" "$finance
+correlation = [-1.0]"
+expect_rejected down_barrier_at_zero "finance.barrier" "$finance
+products = [\"barrier_down_out_call\"]
+barrier = 0.0"
+expect_rejected heston_two_spots "finance.spot" "$finance
+model = \"heston\"
+spot = [100.0, 90.0]"
+expect_rejected zero_strike "finance.strike" "$finance
+strike = 0.0"
+expect_rejected zero_volatility "finance.volatility" "$finance
+volatility = [0.0]"
+expect_rejected heston_zero_variance "finance.heston_v0" "$finance
+model = \"heston\"
+heston_v0 = 0.0
+heston_theta = 0.0"
 [ "$cases" -ge 10 ] || fail "only $cases cases ran"
 echo "$cases bad decks rejected cleanly"

@@ -13,21 +13,25 @@ using mesh::block_size;
 
 namespace {
 
+void require(bool ok, const std::string& message) {
+  if (!ok) throw mesh::DecompositionError("distributed FFT: " + message);
+}
+
 std::array<int, 2> choose_grid(MPI_Comm comm, const std::array<long, 3>& cells, std::array<int, 2> grid) {
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
   if (cells[2] == 1) grid[1] = 1;  // a 2-D transform: slabs in y
   const int fixed = std::max(grid[0], 1) * std::max(grid[1], 1);
-  if (grid[0] < 0 || grid[1] < 0 || ranks % fixed != 0 || (grid[0] > 0 && grid[1] > 0 && fixed != ranks))
-    throw mesh::DecompositionError("distributed FFT: the process grid " + std::to_string(grid[0]) + " x " +
-                                   std::to_string(grid[1]) + " (y x z) does not fit the " + std::to_string(ranks) +
-                                   " ranks of this run (0 entries let MPI choose)");
+  require(grid[0] >= 0 && grid[1] >= 0 && ranks % fixed == 0 && !(grid[0] > 0 && grid[1] > 0 && fixed != ranks),
+          "the process grid " + std::to_string(grid[0]) + " x " + std::to_string(grid[1]) + " (y x z) does not fit the " +
+              std::to_string(ranks) + " ranks of this run (0 entries let MPI choose)");
   MPI_Dims_create(ranks, 2, grid.data());
+  const long nxh = cells[0] / 2 + 1;
+  require(cells[1] >= grid[0] && nxh >= grid[0], "the first process-grid axis (" + std::to_string(grid[0]) +
+                                                   ") exceeds ny or nx/2+1; use fewer ranks or another grid");
+  require(cells[2] >= grid[1] && cells[1] >= grid[1],
+          "the second process-grid axis (" + std::to_string(grid[1]) + ") exceeds nz or ny");
   return grid;
-}
-
-void require(bool ok, const std::string& message) {
-  if (!ok) throw mesh::DecompositionError("distributed FFT: " + message);
 }
 
 using Axes = Kokkos::Array<int, 3>;
@@ -106,9 +110,6 @@ DistributedFFT::DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::ar
     : cells_(cells), dims_(choose_grid(comm, cells, process_grid)) {
   const long nx = cells[0], ny = cells[1], nz = cells[2], nxh = nx / 2 + 1;
   const int p1 = dims_[0], p2 = dims_[1];
-  require(ny >= p1 && nxh >= p1, "the first process-grid axis (" + std::to_string(p1) +
-                                     ") exceeds ny or nx/2+1; use fewer ranks or another grid");
-  require(nz >= p2 && ny >= p2, "the second process-grid axis (" + std::to_string(p2) + ") exceeds nz or ny");
   const int periods[2] = {0, 0};
   MPI_Cart_create(comm, 2, dims_.data(), periods, 0, &grid_);
   int rank = 0, coords[2];
@@ -152,6 +153,10 @@ DistributedFFT::DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::ar
   const bool exchanges = p1 > 1 || p2 > 1;
   send_ = mesh::MessageBuffer("fft::send", exchanges ? static_cast<std::size_t>(2 * largest) : 0, path);
   receive_ = mesh::MessageBuffer("fft::receive", exchanges ? static_cast<std::size_t>(2 * largest) : 0, path);
+}
+
+void DistributedFFT::check_layout(MPI_Comm comm, std::array<long, 3> cells, std::array<int, 2> process_grid) {
+  choose_grid(comm, cells, process_grid);
 }
 
 DistributedFFT::~DistributedFFT() {

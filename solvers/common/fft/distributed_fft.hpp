@@ -50,6 +50,8 @@ class DistributedFFT {
   // cells: global extents (nx, ny, nz); process_grid {p1, p2}, zeros let MPI choose (p2 = 1 when nz = 1).
   DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::array<int, 2> process_grid,
                  PlanEffort effort = PlanEffort::estimate, mesh::MessagePath path = mesh::default_message_path());
+  // The constructor's checks of the grid and the ranks, without planning (throws DecompositionError).
+  static void check_layout(MPI_Comm comm, std::array<long, 3> cells, std::array<int, 2> process_grid);
   ~DistributedFFT();
   DistributedFFT(const DistributedFFT&) = delete;
   DistributedFFT& operator=(const DistributedFFT&) = delete;
