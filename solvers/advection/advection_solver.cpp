@@ -5,6 +5,7 @@
 
 #include "mesh/reductions.hpp"
 #include "solvers/common/grid_config.hpp"
+#include "solvers/common/memory_budget.hpp"
 #include "solvers/common/team_shape.hpp"
 
 namespace meridian::advection {
@@ -196,9 +197,27 @@ Settings settings_of(const io::Deck& deck, const mesh::GridSpec& grid) {
 }
 }  // namespace
 
+namespace {
+// Bytes a rank needs: per tracer the state, two stage buffers and the exact solution (and with FCT
+// the low-order state, two limiter ratios and three antidiffusive fluxes), three face fluxes, and
+// the host copy of the tracers an output stages. Halos add a few per cent, left out.
+void require_memory(const io::Deck& deck, const mesh::GridSpec& grid, const Settings& s, MPI_Comm comm) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  const std::uint64_t cells = solvers::saturating_product(
+      {static_cast<std::uint64_t>(grid.cells[0]), static_cast<std::uint64_t>(grid.cells[1]),
+       static_cast<std::uint64_t>(grid.cells[2])});
+  const std::uint64_t local = cells == UINT64_MAX ? cells : (cells + ranks - 1) / ranks;
+  const std::uint64_t per_tracer = s.limiter ? 4 + 6 + 1 : 4 + 1;
+  const std::uint64_t fields = solvers::saturating_sum(solvers::saturating_product({per_tracer, s.tracers.size()}), 3);
+  solvers::require_memory(deck, "mesh", "nx", solvers::saturating_product({local, fields, sizeof(double)}),
+                          "the tracer fields, stage buffers and face fluxes", comm);
+}
+}  // namespace
+
 void validate(const io::Deck& deck, MPI_Comm comm) {
   const mesh::GridSpec grid = solvers::grid_spec(deck, AdvectionSolver::halo_width);
-  settings_of(deck, grid);
+  require_memory(deck, grid, settings_of(deck, grid), comm);
   try {
     const mesh::Decomposition decomposition(comm, grid);
   } catch (const mesh::DecompositionError& e) {
@@ -209,6 +228,7 @@ void validate(const io::Deck& deck, MPI_Comm comm) {
 std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   const mesh::GridSpec grid = solvers::grid_spec(deck, AdvectionSolver::halo_width);
   const Settings s = settings_of(deck, grid);
+  require_memory(deck, grid, s, comm);
   try {
     return std::make_unique<AdvectionSolver>(grid, s, comm);
   } catch (const mesh::DecompositionError& e) {

@@ -7,6 +7,7 @@
 
 #include "mesh/reductions.hpp"
 #include "solvers/common/grid_config.hpp"
+#include "solvers/common/memory_budget.hpp"
 #include "solvers/common/kokkos_math.hpp"
 #include "solvers/common/random/philox.hpp"
 
@@ -306,8 +307,29 @@ Settings settings_of(const io::Deck& deck) {
 }
 }  // namespace
 
+namespace {
+// Bytes a rank needs, in pencils of its share of the modes (complex) and of the cells (real): the
+// state and the RK4 stages (6 per transported field), the curl scratch (3), the FFT's four pencils
+// and two message buffers, the staged checkpoint (1 per field) and, on a GPU, u_hat's host mirror (3);
+// velocity, vorticity and divergence in physical space (7) and the staged output fields (7).
+void require_memory(const io::Deck& deck, const Settings& s, MPI_Comm comm) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  const auto per_rank = [ranks](std::uint64_t total) { return total == UINT64_MAX ? total : (total + ranks - 1) / ranks; };
+  const auto n = [&s](int axis) { return static_cast<std::uint64_t>(s.cells[axis]); };
+  const std::uint64_t modes = per_rank(solvers::saturating_product({n(0) / 2 + 1, n(1), n(2)}));
+  const std::uint64_t cells = per_rank(solvers::saturating_product({n(0), n(1), n(2)}));
+  const std::uint64_t fields = s.passive_scalar ? 4 : 3;
+  const std::uint64_t complex_pencils = 7 * fields + 3 + 6 + (mesh::device_memory_is_host ? 0 : 3);
+  const std::uint64_t bytes = solvers::saturating_sum(solvers::saturating_product({modes, complex_pencils, 16}),
+                                                      solvers::saturating_product({cells, 14, 8}));
+  solvers::require_memory(deck, "mesh", "nx", bytes, "the spectral state, RK4 stages and FFT pencils", comm);
+}
+}  // namespace
+
 void validate(const io::Deck& deck, MPI_Comm comm) {
   const Settings s = settings_of(deck);
+  require_memory(deck, s, comm);
   try {
     fft::DistributedFFT::check_layout(comm, s.cells, s.process_grid);
   } catch (const mesh::DecompositionError& e) {
@@ -317,6 +339,7 @@ void validate(const io::Deck& deck, MPI_Comm comm) {
 
 std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   const Settings s = settings_of(deck);
+  require_memory(deck, s, comm);
   try {
     return std::make_unique<SpectralNavierStokes>(s, comm);
   } catch (const mesh::DecompositionError& e) {

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "solvers/common/memory_budget.hpp"
 #include "solvers/common/stop_request.hpp"
 #include "solvers/common/team_shape.hpp"
 #include "solvers/finance/closed_form_prices.hpp"
@@ -319,12 +320,29 @@ PricerSettings settings_of(const io::Deck& deck) {
   return s;
 }
 
+// Bytes a rank needs: the sample values of its largest launch (at least one whole block), their chunk
+// and block sums, and the block sums of a step gathered from every rank.
+void require_memory(const io::Deck& deck, const PricerSettings& s, MPI_Comm comm) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  const std::uint64_t products = s.products.size(), block = static_cast<std::uint64_t>(s.block_size);
+  const std::uint64_t per_block = solvers::saturating_product({4, products, block, sizeof(double)});
+  const std::uint64_t launch = std::max<std::uint64_t>(per_block, MonteCarloPricer::launch_bytes);
+  const std::uint64_t gathered = solvers::saturating_product(
+      {2, static_cast<std::uint64_t>(s.blocks_per_step), products, MonteCarloPricer::sums, sizeof(double)});
+  solvers::require_memory(deck, "finance", "block_size", solvers::saturating_sum(launch, gathered),
+                          "the sample values of a launch (finance.block_size) and a step's block sums "
+                          "(finance.blocks_per_step)",
+                          comm);
+}
+
 }  // namespace
 
-void validate(const io::Deck& deck, MPI_Comm) { settings_of(deck); }
+void validate(const io::Deck& deck, MPI_Comm comm) { require_memory(deck, settings_of(deck), comm); }
 
 std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   const PricerSettings s = settings_of(deck);
+  require_memory(deck, s, comm);
   return std::make_unique<MonteCarloPricer>(s, comm);
 }
 

@@ -59,6 +59,21 @@ expect_rejected cannot_decompose "mesh.nx" "$head
 nx = 4
 ny = 4
 process_grid = [2, 1, 1]"
+expect_rejected too_large_for_memory "mesh.nx" "$head
+[mesh]
+nx = 40000
+ny = 40000"
+expect_rejected overflowing_grid "over 1.7e10 GiB" "$head
+[mesh]
+nx = 1000000000
+ny = 1000000000"
+expect_rejected spectral_too_large "mesh.nx" '[solver]
+kind = "cfd_spectral"
+[mesh]
+dimensions = 3
+nx = 2048
+ny = 2048
+nz = 2048'
 expect_rejected process_grid_not_the_ranks "mesh.process_grid" "$head
 [mesh]
 process_grid = [1, 1, 1]"

@@ -73,4 +73,9 @@ int device_count() {
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
+unsigned long long device_free_bytes() {
+  std::size_t free = 0, total = 0;
+  return cudaMemGetInfo(&free, &total) == cudaSuccess ? free : 0;
+}
+
 }  // namespace meridian::fft::cuda

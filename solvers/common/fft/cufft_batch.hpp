@@ -29,5 +29,7 @@ class CufftBatch {
 
 // The number of CUDA devices visible (0 without a driver or a GPU); for tests and `meridian info`.
 int device_count();
+// Free memory on the current CUDA device, in bytes (0 without one).
+unsigned long long device_free_bytes();
 
 }  // namespace meridian::fft::cuda
