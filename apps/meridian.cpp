@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -217,6 +218,11 @@ int main(int argc, char** argv) {
       code = app::restart_error;
     } catch (const io::FileError& e) {
       report_failure(rank, "file error", e.what());
+      code = app::runtime_failure;
+      abort_job = size > 1;
+    } catch (const std::bad_alloc&) {
+      report_failure(rank, "error", "out of host memory (the deck's estimate fitted: other processes on the node "
+                                    "took the memory, or a limit is below what the node reports)");
       code = app::runtime_failure;
       abort_job = size > 1;
     } catch (const std::exception& e) {
