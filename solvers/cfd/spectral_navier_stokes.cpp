@@ -288,6 +288,10 @@ namespace {
 Settings settings_of(const io::Deck& deck) {
   Settings s;
   s.cells = solvers::grid_cells(deck);
+  // A pseudo-spectral axis needs modes to keep after dealiasing (|k| < n/3 leaves none below n = 3).
+  if (s.cells[0] < 4) deck.fail("mesh", "nx", "the spectral solver needs nx >= 4");
+  if (s.cells[1] < 4) deck.fail("mesh", "ny", "the spectral solver needs ny >= 4");
+  if (s.cells[2] != 1 && s.cells[2] < 4) deck.fail("mesh", "nz", "the spectral solver needs nz = 1 (2-D) or nz >= 4");
   const auto& grid = deck.integers("mesh", "process_grid");
   if (grid[0] > 1) deck.fail("mesh", "process_grid", "real-space pencils keep x whole: the x entry must be 0 or 1");
   s.process_grid = {static_cast<int>(grid[1]), static_cast<int>(grid[2])};

@@ -267,6 +267,9 @@ MultiAssetGbm gbm_of(const io::Deck& deck, double rate) {
 PricerSettings settings_of(const io::Deck& deck) {
   PricerSettings s;
   s.model = deck.string("finance", "model") == "heston" ? Model::heston : Model::gbm;
+  // The driver's time is the fraction of the paths done.
+  if (deck.real("run", "end_time") > 1)
+    deck.fail("run", "end_time", "a Monte Carlo run's time is the fraction of the paths done: at most 1");
   if (s.model == Model::heston && deck.reals("finance", "spot").size() != 1)
     deck.fail("finance", "spot", "the Heston model prices one asset: give one spot");
   // Zero variance now and in the long run: the variance process never leaves zero.

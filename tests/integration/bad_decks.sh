@@ -122,6 +122,17 @@ products = [\"barrier_down_out_call\"]
 barrier = 120.0"
 expect_rejected zero_paths "finance.paths" "$finance
 paths = 0"
+expect_rejected paths_beyond_all "run.end_time" "[solver]
+kind = \"monte_carlo\"
+[run]
+end_time = 2.0"
+expect_rejected spectral_one_cell "mesh.nx" '[solver]
+kind = "cfd_spectral"
+[mesh]
+dimensions = 3
+nx = 1
+ny = 16
+nz = 16'
 expect_rejected no_spots "finance.spot" "$finance
 spot = []"
 expect_rejected no_volatilities "finance.volatility" "$finance
