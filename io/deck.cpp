@@ -1,9 +1,9 @@
 #include "io/deck.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
-#include <iomanip>
 #include <limits>
 #include <sstream>
 #include <toml.hpp>
@@ -195,25 +195,35 @@ std::map<std::string, Located> collect(const toml::value& root, const std::strin
 }  // namespace
 
 namespace {
-// Always with a decimal point, so TOML reads it back as a real (and lists stay homogeneous).
+// The shortest text that reads back as the same double (0.1, not 0.10000000000000001), always with a
+// decimal point or an exponent, so TOML reads it as a real (and lists stay homogeneous).
 std::string real_text(double x) {
-  std::ostringstream number;
-  number << std::setprecision(17) << x;
-  const std::string s = number.str();
+  char digits[32];
+  const auto end = std::to_chars(digits, digits + sizeof(digits), x).ptr;
+  const std::string s(digits, end);
   return s + (s.find_first_of(".eEn") == std::string::npos ? ".0" : "");
+}
+
+// A TOML basic string: quotes and backslashes escaped (a folder name may hold either).
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + '"';
 }
 }  // namespace
 
 std::string to_text(const Value& value) {
   std::ostringstream out;
-  out << std::setprecision(17);
   std::visit(
       [&out](const auto& v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, bool>) {
           out << (v ? "true" : "false");
         } else if constexpr (std::is_same_v<T, std::string>) {
-          out << '"' << v << '"';
+          out << quoted(v);
         } else if constexpr (std::is_same_v<T, double>) {
           out << real_text(v);
         } else if constexpr (std::is_same_v<T, long>) {
@@ -223,7 +233,7 @@ std::string to_text(const Value& value) {
           for (std::size_t i = 0; i < v.size(); ++i) {
             if (i) out << ", ";
             if constexpr (std::is_same_v<T, std::vector<std::string>>)
-              out << '"' << v[i] << '"';
+              out << quoted(v[i]);
             else if constexpr (std::is_same_v<T, std::vector<double>>)
               out << real_text(v[i]);
             else
