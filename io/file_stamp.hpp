@@ -7,7 +7,7 @@
 namespace meridian::io {
 
 // Bumped whenever the layout of output or checkpoint files changes incompatibly.
-inline constexpr long format_version = 1;
+inline constexpr long format_version = 2;  // 2: Monte Carlo checkpoints hold moments, not sums
 
 struct FileStamp {
   std::string solver;  // [solver] kind

@@ -147,3 +147,24 @@ TEST(MonteCarlo, PathwiseGreeksOfAGeometricAsianMatchItsClosedForm) {
 }
 
 }  // namespace
+
+namespace {
+
+// A spread tiny against the mean: a deep in-the-money call on a spot of 1e8 with volatility 1e-8
+// has a discounted payoff of sd S0 sigma sqrt(T) e^{-qT} = 1 around a mean of 1e8. A variance from
+// a sum of squares minus a squared sum loses every digit there (sums of 1e16 per sample against a
+// variance of 1); the pairwise moments must give the standard error to the Monte Carlo accuracy of
+// a standard deviation, about 1 / sqrt(2 n) relative (here 0.2%, so 5% is loose and safe).
+TEST(MonteCarlo, StandardErrorSurvivesASpreadTinyAgainstTheMean) {
+  const auto solver = priced({"finance.spot=[1e8]", "finance.strike=1.0", "finance.volatility=[1e-8]",
+                              "finance.rate=0.0", "finance.steps=1", "finance.paths=131072",
+                              "finance.control_variates=false", "finance.seed=3", "finance.block_size=4096",
+                              "finance.blocks_per_step=8"});
+  const auto& pricer = dynamic_cast<const MonteCarloPricer&>(*solver);
+  const double n = static_cast<double>(pricer.samples());
+  const double expected = std::sqrt(std::expm1(1e-16)) * 1e8 / std::sqrt(n);  // sd of S_T, over sqrt(n)
+  EXPECT_NEAR(pricer.estimate(0).standard_error / expected, 1.0, 0.05)
+      << "standard error " << pricer.estimate(0).standard_error << ", expected " << expected;
+}
+
+}  // namespace

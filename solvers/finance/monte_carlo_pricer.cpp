@@ -11,6 +11,7 @@
 #include "solvers/common/stop_request.hpp"
 #include "solvers/common/team_shape.hpp"
 #include "solvers/finance/closed_form_prices.hpp"
+#include "solvers/finance/moments.hpp"
 
 namespace meridian::finance {
 
@@ -100,34 +101,41 @@ void simulate_blocks(const M& base, const PricerSettings& s, const Kokkos::View<
       });
 }
 
-// The sums of MonteCarloPricer::Sum over each block's samples, in a fixed order whatever the
-// backend: per chunk of `chunk` samples in sample order, then the chunks in order.
-void sum_blocks(const SampleValues& values, const MonteCarloPricer::ChunkSums& chunks,
-                const MonteCarloPricer::BlockSums& sums, long blocks, long block_size) {
+// The moments of each block's samples (moments.hpp), in a fixed order whatever the backend: per
+// chunk of `chunk` samples in two passes (means, then centred sums), then the chunks merged in order.
+void block_moments(const SampleValues& values, const MonteCarloPricer::ChunkSums& chunks,
+                   const MonteCarloPricer::BlockSums& sums, long blocks, long block_size) {
   constexpr int chunk = MonteCarloPricer::chunk;
-  using Sum = MonteCarloPricer::Sum;
   const int products = static_cast<int>(values.extent(1));
   const long per_block = (block_size + chunk - 1) / chunk;
   Kokkos::parallel_for(
-      "finance::chunk_sums", Kokkos::RangePolicy<>(0, blocks * per_block * products), KOKKOS_LAMBDA(const long n) {
+      "finance::chunk_moments", Kokkos::RangePolicy<>(0, blocks * per_block * products), KOKKOS_LAMBDA(const long n) {
         const int p = static_cast<int>(n % products);
         const long c = (n / products) % per_block, b = n / (products * per_block);
-        double s[Sum::sums] = {};
-        for (long i = c * chunk; i < block_size && i < (c + 1) * chunk; ++i) {
-          const long at = b * block_size + i;
-          const double yv = values(0, p, at), xv = values(1, p, at), dv = values(2, p, at), gv = values(3, p, at);
-          s[Sum::y] += yv, s[Sum::y2] += yv * yv, s[Sum::x] += xv, s[Sum::x2] += xv * xv, s[Sum::xy] += xv * yv;
-          s[Sum::d] += dv, s[Sum::d2] += dv * dv, s[Sum::g] += gv, s[Sum::g2] += gv * gv;
+        const long first = b * block_size + c * chunk, count = min_of(static_cast<long>(chunk), block_size - c * chunk);
+        double mean[4] = {};
+        for (long i = first; i < first + count; ++i)
+          for (int q = 0; q < 4; ++q) mean[q] += values(q, p, i);
+        for (int q = 0; q < 4; ++q) mean[q] /= static_cast<double>(count);
+        double m[moments] = {mean[0], 0, mean[1], 0, 0, mean[2], 0, mean[3], 0};
+        for (long i = first; i < first + count; ++i) {
+          const double ey = values(0, p, i) - mean[0], ex = values(1, p, i) - mean[1];
+          const double ed = values(2, p, i) - mean[2], eg = values(3, p, i) - mean[3];
+          m[y_m2] += ey * ey, m[x_m2] += ex * ex, m[xy_c] += ex * ey, m[d_m2] += ed * ed, m[g_m2] += eg * eg;
         }
-        for (int k = 0; k < Sum::sums; ++k) chunks(b * per_block + c, p, k) = s[k];
+        for (int k = 0; k < moments; ++k) chunks(b * per_block + c, p, k) = m[k];
       });
   Kokkos::parallel_for(
-      "finance::block_sums", Kokkos::RangePolicy<>(0, blocks * products * Sum::sums), KOKKOS_LAMBDA(const long n) {
-        const int k = static_cast<int>(n % Sum::sums), p = static_cast<int>((n / Sum::sums) % products);
-        const long b = n / (Sum::sums * products);
-        double total = 0;
-        for (long c = 0; c < per_block; ++c) total += chunks(b * per_block + c, p, k);
-        sums(b, p, k) = total;
+      "finance::block_moments", Kokkos::RangePolicy<>(0, blocks * products), KOKKOS_LAMBDA(const long n) {
+        const int p = static_cast<int>(n % products);
+        const long b = n / products;
+        double total[moments] = {}, next[moments];
+        for (long c = 0; c < per_block; ++c) {
+          for (int k = 0; k < moments; ++k) next[k] = chunks(b * per_block + c, p, k);
+          const double count = static_cast<double>(min_of(static_cast<long>(chunk), block_size - c * chunk));
+          merge_moments(total, static_cast<double>(min_of(c * chunk, block_size)), next, count);
+        }
+        for (int k = 0; k < moments; ++k) sums(b, p, k) = total[k];
       });
 }
 
@@ -403,7 +411,7 @@ long MonteCarloPricer::run_launches(long first, long count) {
         simulate_blocks(settings_.gbm, settings_, payoffs_, first_block, ranks_, blocks, values_);
       else
         simulate_blocks(settings_.heston, settings_, payoffs_, first_block, ranks_, blocks, values_);
-      sum_blocks(values_, chunk_sums_, block_sums_, blocks, settings_.block_size);
+      block_moments(values_, chunk_sums_, block_sums_, blocks, settings_.block_size);
       const std::pair<long, long> launched(0, blocks);
       Kokkos::deep_copy(Kokkos::subview(block_sums_host_, launched, Kokkos::ALL, Kokkos::ALL),
                         Kokkos::subview(block_sums_, launched, Kokkos::ALL, Kokkos::ALL));
@@ -449,10 +457,13 @@ void MonteCarloPricer::run_blocks(long first, long count) {
   gathered_.resize(static_cast<std::size_t>(done) * width);
   MPI_Allgatherv(mine_.data(), counts_[rank_], MPI_DOUBLE, gathered_.data(), counts_.data(), offsets_.data(),
                  MPI_DOUBLE, comm_);
+  const double block_samples = static_cast<double>(settings_.block_size);
   for (long b = 0; b < done; ++b) {
     const int owner = static_cast<int>(b % ranks_);
     const std::size_t at = static_cast<std::size_t>(offsets_[owner]) + static_cast<std::size_t>(b / ranks_) * width;
-    for (std::size_t k = 0; k < width; ++k) totals_[k] += gathered_[at + k];
+    const double before = static_cast<double>(blocks_done_ + b) * block_samples;
+    for (std::size_t p = 0; p < settings_.products.size(); ++p)
+      merge_moments(&totals_[p * sums], before, &gathered_[at + p * sums], block_samples);
   }
   blocks_done_ += done;
   interrupted_ = interrupted_ && done < count;
@@ -473,23 +484,21 @@ double MonteCarloPricer::control_mean(std::size_t product) const {
 Estimate MonteCarloPricer::estimate(std::size_t product) const {
   const double n = static_cast<double>(samples());
   const double* s = &totals_[product * sums];
-  const auto mean = [n](double sum) { return sum / n; };
-  const auto variance = [n](double sum, double squares) { return (squares - sum * sum / n) / (n - 1); };
   Estimate e;
-  e.price = mean(s[y]);
-  double var = variance(s[y], s[y2]);
-  const double var_x = variance(s[x], s[x2]), cov = (s[xy] - s[x] * s[y] / n) / (n - 1);
+  e.price = s[y_mean];
+  double var = s[y_m2] / (n - 1);
+  const double var_x = s[x_m2] / (n - 1), cov = s[xy_c] / (n - 1);
   const double known = control_mean(product);
   if (settings_.control_variates && var_x > 0 && std::isfinite(known)) {
     const double beta = cov / var_x;  // the variance-minimising coefficient, estimated from the same samples
-    e.price -= beta * (mean(s[x]) - known);
-    var -= cov * cov / var_x;
+    e.price -= beta * (s[x_mean] - known);
+    var -= cov * cov / var_x;  // rounding alone can take a perfect control a hair below zero
   }
   e.standard_error = std::sqrt(std::max(var, 0.0) / n);
-  e.delta = mean(s[d]);
-  e.delta_error = std::sqrt(std::max(variance(s[d], s[d2]), 0.0) / n);
-  e.vega = mean(s[g]);
-  e.vega_error = std::sqrt(std::max(variance(s[g], s[g2]), 0.0) / n);
+  e.delta = s[d_mean];
+  e.delta_error = std::sqrt(s[d_m2] / (n - 1) / n);
+  e.vega = s[g_mean];
+  e.vega_error = std::sqrt(s[g_m2] / (n - 1) / n);
   return e;
 }
 

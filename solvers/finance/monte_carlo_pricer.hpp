@@ -13,6 +13,7 @@
 
 #include "io/deck.hpp"
 #include "solvers/finance/models.hpp"
+#include "solvers/finance/moments.hpp"
 #include "solvers/finance/path_simulation.hpp"
 #include "solvers/finance/products.hpp"
 #include "solvers/solver.hpp"
@@ -50,17 +51,17 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm);
 
 class MonteCarloPricer final : public solvers::Solver {
  public:
-  // Sums kept per product over the samples: y, y^2, x, x^2, x y (x the control variate), and for the
-  // Greeks the per-sample common-random-number central differences d (delta) and g (vega), with squares.
-  enum Sum { y, y2, x, x2, xy, d, d2, g, g2, sums };
+  // Moments kept per product over the samples (moments.hpp): of y (the discounted payoff), x (the
+  // control variate) and, for the Greeks, the per-sample delta d and vega g.
+  static constexpr int sums = moments;
   // Samples are summed in fixed chunks, in order, so the block sums have the same bits on every
   // backend and thread count.
   static constexpr int chunk = 32;
   // Per sample of a launch, structure of arrays: y (discounted payoff), x (control), and the
   // delta and vega samples.
   using SampleValues = Kokkos::View<double***, Kokkos::LayoutRight>;  // (quantity 0-3, product, sample)
-  using ChunkSums = Kokkos::View<double***, Kokkos::LayoutRight>;     // (chunk, product, Sum)
-  using BlockSums = Kokkos::View<double***, Kokkos::LayoutRight>;     // (block, product, Sum)
+  using ChunkSums = Kokkos::View<double***, Kokkos::LayoutRight>;     // (chunk, product, Moment)
+  using BlockSums = Kokkos::View<double***, Kokkos::LayoutRight>;     // (block, product, Moment)
   // The work arrays of one launch stay under this; launches last about this long.
   static constexpr double launch_bytes = 256.0 * 1024 * 1024;
   static constexpr double launch_seconds_low = 0.1, launch_seconds_high = 0.25;
@@ -106,7 +107,7 @@ class MonteCarloPricer final : public solvers::Solver {
   bool interrupted_ = false;
   int rank_ = 0, ranks_ = 1;
   long blocks_done_ = 0;
-  std::vector<double> totals_;           // [product][Sum], added in global block order
+  std::vector<double> totals_;           // [product][Moment], merged in global block order
   std::vector<double> mine_, gathered_;  // a step's block sums: this rank's, and every rank's
   std::vector<int> counts_, offsets_;    // of the gather
   std::vector<io::HostDataset> results_, staged_state_;  // output and checkpoint staging, made once
