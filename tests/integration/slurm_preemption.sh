@@ -15,10 +15,9 @@ slurm_cluster_start "$work/slurm"
 echo "Slurm started in $((SECONDS - started)) s"
 
 templates=$SOURCE_DIR/scripts/slurm
-for solver in advection cfd_spectral monte_carlo; do
-  bash -n "$templates/$solver.sbatch" || fail "$solver.sbatch does not parse"
-  diff <(sed -n '/^# ---- machinery/,$p' "$templates/advection.sbatch") <(sed -n '/^# ---- machinery/,$p' "$templates/$solver.sbatch") ||
-    fail "the machinery of $solver.sbatch differs from advection.sbatch's (this test runs only the latter)"
+# Every template sources the same machinery; this test runs advection.sbatch.
+for script in advection.sbatch cfd_spectral.sbatch monte_carlo.sbatch meridian_job.sh; do
+  bash -n "$templates/$script" || fail "$script does not parse"
 done
 
 deck="$SOURCE_DIR/configs/advection/deformational_flow.toml"
