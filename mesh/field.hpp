@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mesh/decomposition.hpp"
+#include "mesh/message_buffer.hpp"
 
 namespace meridian::mesh {
 
@@ -17,6 +18,15 @@ using Field = Kokkos::View<double****, Layout>;
 inline Field make_field(const Decomposition& decomp, int components, const std::string& label) {
   return Field(label, components, decomp.local_cells(2) + 2 * decomp.halo(2),
                decomp.local_cells(1) + 2 * decomp.halo(1), decomp.local_cells(0) + 2 * decomp.halo(0));
+}
+
+// A view readable on the host, for staging output and checkpoints: the view itself where device
+// memory is host memory, else `mirror` (made once by the caller) refreshed from it.
+template <class DeviceView>
+typename DeviceView::HostMirror on_host(const DeviceView& view, const typename DeviceView::HostMirror& mirror) {
+  if (device_memory_is_host) return Kokkos::create_mirror_view(view);  // the view itself: no copy
+  Kokkos::deep_copy(mirror, view);
+  return mirror;
 }
 
 }  // namespace meridian::mesh

@@ -588,15 +588,9 @@ std::vector<io::DatasetBox> AdvectionSolver::state_layout() const {
   return boxes;
 }
 
-Field::HostMirror AdvectionSolver::tracers_on_host() {
-  if (mesh::device_memory_is_host) return Kokkos::create_mirror_view(q_);  // q_ itself
-  Kokkos::deep_copy(q_host_, q_);
-  return q_host_;
-}
-
 const std::vector<io::HostDataset>& AdvectionSolver::stage_tracers() {
   const Block b = block_of(decomp_, components_);
-  const auto host = tracers_on_host();
+  const auto host = mesh::on_host(q_, q_host_);
   for (int c = 0; c < components_; ++c) {
     double* values = staged_[c].values.data();
     for (int k = b.hz; k < b.hz + b.nz; ++k)
@@ -612,7 +606,7 @@ const std::vector<io::HostDataset>& AdvectionSolver::state() { return stage_trac
 
 void AdvectionSolver::restore(const std::vector<io::HostDataset>& state) {
   const Block b = block_of(decomp_, components_);
-  const auto host = tracers_on_host();
+  const auto host = mesh::on_host(q_, q_host_);
   for (int c = 0; c < components_; ++c) {
     const auto& values = state.at(c).values;
     std::size_t n = 0;

@@ -64,7 +64,6 @@ class AdvectionSolver final : public solvers::Solver {
   void fct_stage(const mesh::Field& out, const mesh::Field& in, double dt, double g);
   io::DatasetBox tracer_box(const Tracer& tracer) const;
   const std::vector<io::HostDataset>& stage_tracers();
-  mesh::Field::HostMirror tracers_on_host();
 
   Settings settings_;
   mesh::Decomposition decomp_;

@@ -22,13 +22,6 @@ namespace {
 using RealHost = Kokkos::View<double***, mesh::Layout, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 using ComplexHost = Kokkos::View<Complex***, mesh::Layout, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-// A spectral pencil readable on the host: the pencil itself on host backends, else its mirror, refreshed.
-fft::ComplexPencil::HostMirror on_host(const fft::ComplexPencil& pencil, const fft::ComplexPencil::HostMirror& mirror) {
-  if (mesh::device_memory_is_host) return Kokkos::create_mirror_view(pencil);
-  Kokkos::deep_copy(mirror, pencil);
-  return mirror;
-}
-
 // Wavenumbers of this rank's spectral block (kx, ky, kz), in units of 2 pi / length.
 struct Modes {
   long nx, ny, nz, kx0, ky0;
@@ -579,7 +572,7 @@ void SpectralNavierStokes::energy_spectrum(std::vector<double>& global) {
   const auto& count = fft_.spectral_block().count;
   const double cells = static_cast<double>(fft_.global_cells());
   std::array<fft::ComplexPencil::HostMirror, 3> u;
-  for (int c = 0; c < 3; ++c) u[c] = on_host(u_hat_[c], u_hat_host_[c]);
+  for (int c = 0; c < 3; ++c) u[c] = mesh::on_host(u_hat_[c], u_hat_host_[c]);
   std::fill(spectrum_local_.begin(), spectrum_local_.end(), 0.0);
   for (int i = 0; i < count[0]; ++i)
     for (int j = 0; j < count[1]; ++j)
