@@ -128,7 +128,7 @@ void cell_averages(const Block& b, const Placement& at, const Wind& wind, const 
               double x = (ox + i + 0.5 + GaussRule::node(px)) * dx;
               double y = (oy + j + 0.5 + GaussRule::node(py)) * dy;
               double z = (oz + k + 0.5 + (z_points > 1 ? GaussRule::node(pz) : 0.0)) * dz;
-              wind.departure(time, x, y, z);
+              if (!wind.departure(time, x, y, z)) continue;
               const double wz = z_points > 1 ? GaussRule::weight(pz) : 1.0;
               sum += wz * GaussRule::weight(py) * GaussRule::weight(px) * shapes(c)(x, y, z);
             }
@@ -143,7 +143,7 @@ void declare_keys(io::Schema& schema) {
   solvers::declare_mesh_keys(schema, solvers::MeshKind::stencil);
   const std::string section = "advection";
   schema.add({section, "wind", KeyType::string, std::string("rotation"), "",
-              "prescribed wind: uniform (periodic crossing), rotation (solid body about the centre, period 1), "
+              "prescribed wind: uniform (crosses the box, wrapping along periodic axes and leaving through open faces), rotation (solid body about the centre, period 1), "
               "deformation (LeVeque 1996 swirl, reverses at period/2)",
               {"uniform", "rotation", "deformation"}});
   schema.add({section, "uniform_u", KeyType::real, 1.0, "length/time", "x velocity of the uniform wind", {}, -1e3, 1e3});
@@ -176,6 +176,7 @@ Settings settings_of(const io::Deck& deck, const mesh::GridSpec& grid) {
   s.wind.v = deck.real("advection", "uniform_v");
   s.wind.w = deck.real("advection", "uniform_w");
   s.wind.period = deck.real("advection", "period");
+  for (int axis = 0; axis < 3; ++axis) s.wind.periodic[axis] = grid.boundary[axis] == mesh::Boundary::periodic;
   s.courant = deck.real("advection", "courant");
   s.limiter = deck.string("advection", "limiter") == "fct";
   // The limited update is bounded by its monotone upwind step, which is monotone only up to Courant 1.
@@ -332,18 +333,16 @@ void rk_stage_rows(const Block& b, const StageInputs& s) {
           const double *flux_x = &fx(k, j, 0), *flux_y = &fy(k, j, 0), *flux_y_up = &fy(k, j + 1, 0);
           const double *flux_z = &fz(k, j, 0), *flux_z_up = &fz(k + 1, j, 0);
           const long z_stride = plane;  // captured here: nvcc refuses a first capture inside if constexpr
-          const double y_low = open.weight(1, j), y_high = open.weight(1, j + 1);
-          const double z_low = open.weight(2, k), z_high = open.weight(2, k + 1);
-          const int x_low = open.lower[0], x_high = open.upper[0];
+          const int y_low = open.from_boundary(1, j), y_high = open.from_boundary(1, j + 1);
+          const int z_low = open.from_boundary(2, k), z_high = open.from_boundary(2, k + 1);
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b.hx, b.hx + b.nx), [&](const int i) {
-            double divergence =
-                fifth_order_flux(q + i + 1, 1, g * flux_x[i + 1], i + 1 == x_high ? 1.0 : 0.0) -
-                fifth_order_flux(q + i, 1, g * flux_x[i], i == x_low ? 1.0 : 0.0) +
-                fifth_order_flux(q + i + row, row, g * flux_y_up[i], y_high) -
-                fifth_order_flux(q + i, row, g * flux_y[i], y_low);
+            double divergence = upwind_flux(q + i + 1, 1, g * flux_x[i + 1], open.from_boundary(0, i + 1)) -
+                                upwind_flux(q + i, 1, g * flux_x[i], open.from_boundary(0, i)) +
+                                upwind_flux(q + i + row, row, g * flux_y_up[i], y_high) -
+                                upwind_flux(q + i, row, g * flux_y[i], y_low);
             if constexpr (ThreeD)
-              divergence += fifth_order_flux(q + i + z_stride, z_stride, g * flux_z_up[i], z_high) -
-                            fifth_order_flux(q + i, z_stride, g * flux_z[i], z_low);
+              divergence += upwind_flux(q + i + z_stride, z_stride, g * flux_z_up[i], z_high) -
+                            upwind_flux(q + i, z_stride, g * flux_z[i], z_low);
             next[i] = old[i] - scale * divergence;
           });
         });
@@ -386,7 +385,7 @@ void fct_antidiffusive(const Block& b, const FctStage& f, const Field& in) {
         KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
           const double phi = g * flux(k, j, i);
           const int index = axis == 0 ? i : axis == 1 ? j : k;
-          const double high = fifth_order_flux(&in(c, k, j, i), stride, phi, open.weight(axis, index));
+          const double high = upwind_flux(&in(c, k, j, i), stride, phi, open.from_boundary(axis, index));
           anti(c, k, j, i) = scale * (high - first_order_flux(&old(c, k, j, i), stride, phi));
         });
   }

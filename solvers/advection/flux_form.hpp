@@ -8,22 +8,29 @@ namespace meridian::advection {
 
 using FaceFlux = Kokkos::View<double***, mesh::Layout>;  // volume flux through the lower face of each cell
 
-// WRF's 5th-order upwind interpolation (Wicker & Skamarock 2002) of the tracer at the face between
-// the cell at `above` and the one a `stride` below it, times the volume flux through the face.
-// Across an open boundary face (open_face = 1; 0 elsewhere) the tracer is upwinded at first order
-// from a zero halo, so nothing flows in. A pointer and a stride serve every direction (1 along x,
-// a row along y, a plane along z).
-KOKKOS_INLINE_FUNCTION double fifth_order_flux(const double* above, long stride, double flux, double open_face) {
-  // Both fluxes are computed and blended arithmetically, without a branch or a select on a
-  // loop-invariant flag, so the loop over the contiguous index vectorises (the halo is wide
-  // enough for every load).
+// The upwind face flux of the tracer at the face between the cell at `above` and the one a `stride`
+// below it, times the volume flux through the face: WRF's 5th-order upwind interpolation (Wicker &
+// Skamarock 2002) away from open boundaries, and, as WRF does next to a specified boundary, lower
+// orders whose stencils stay inside the domain: 3rd-order upwind two faces in, 2nd-order centred one
+// face in, and 1st-order upwind on the boundary face itself (from a zero halo, so nothing flows in).
+// `from_boundary` is the face's distance in faces from the nearest open boundary face (OpenFaces).
+// A pointer and a stride serve every direction (1 along x, a row along y, a plane along z).
+KOKKOS_INLINE_FUNCTION double upwind_flux(const double* above, long stride, double flux, int from_boundary) {
+  // Every order is computed and the result selected arithmetically, without a branch, so the loop
+  // over the contiguous index vectorises (the halo is wide enough for every load).
   const double q0 = above[0], qm1 = above[-stride], q1 = above[stride], qm2 = above[-2 * stride];
   const double q2 = above[2 * stride], qm3 = above[-3 * stride];
-  const double centred = 37 * (q0 + qm1) - 8 * (q1 + qm2) + (q2 + qm3);
-  const double upwind = 10 * (q0 - qm1) - 5 * (q1 - qm2) + (q2 - qm3);
-  const double high = flux * (flux > 0 ? centred - upwind : centred + upwind) * (1.0 / 60.0);
-  const double low = flux * (flux > 0 ? qm1 : q0);
-  return high + open_face * (low - high);
+  const double sign = flux > 0 ? 1.0 : -1.0;
+  const double fifth = (37 * (q0 + qm1) - 8 * (q1 + qm2) + (q2 + qm3) -
+                        sign * (10 * (q0 - qm1) - 5 * (q1 - qm2) + (q2 - qm3))) * (1.0 / 60.0);
+  const double third = (7 * (q0 + qm1) - (q1 + qm2) + sign * ((q1 - qm2) - 3 * (q0 - qm1))) * (1.0 / 12.0);
+  const double second = 0.5 * (q0 + qm1);
+  const double first = flux > 0 ? qm1 : q0;
+  const double value = from_boundary == 0   ? first
+                       : from_boundary == 1 ? second
+                       : from_boundary == 2 ? third
+                                            : fifth;
+  return flux * value;
 }
 
 KOKKOS_INLINE_FUNCTION double first_order_flux(const double* above, long stride, double flux) {
@@ -34,9 +41,14 @@ KOKKOS_INLINE_FUNCTION double first_order_flux(const double* above, long stride,
 struct OpenFaces {
   int lower[3] = {-1, -1, -1};
   int upper[3] = {-1, -1, -1};
-  // 1 for the open-boundary face at `index` along `axis`, else 0: the weight fifth_order_flux takes.
-  KOKKOS_INLINE_FUNCTION double weight(int axis, int index) const {
-    return index == lower[axis] || index == upper[axis] ? 1.0 : 0.0;
+  static constexpr int interior = 3;  // this far in, and beyond, a face has the full stencil
+  // Distance in faces from the face at `index` along `axis` to the nearest open boundary face,
+  // capped at `interior`: the argument upwind_flux takes.
+  KOKKOS_INLINE_FUNCTION int from_boundary(int axis, int index) const {
+    int d = interior;
+    if (lower[axis] >= 0) d = index - lower[axis] < d ? index - lower[axis] : d;
+    if (upper[axis] >= 0) d = upper[axis] - index < d ? upper[axis] - index : d;
+    return d;
   }
 };
 

@@ -17,6 +17,8 @@ struct Wind {
   WindKind kind = WindKind::rotation;
   double u = 1, v = 0, w = 0;  // uniform velocity, unit lengths per unit time
   double period = 1.5;         // deformation: the flow reverses at period/2 and the tracer returns at period
+  // Axes along which the box wraps; across the others fluid enters from outside carrying no tracer.
+  Kokkos::Array<bool, 3> periodic{{true, true, true}};
 
   static constexpr double rotation_rate = 2 * pi;  // one turn per unit time about the centre
 
@@ -45,17 +47,32 @@ struct Wind {
     return std::fabs(turns - std::round(turns)) < 1e-12 * (1 + turns);
   }
 
-  // Moves (x, y, z) to where the fluid there at time t was at time 0 (on the periodic unit box).
-  KOKKOS_INLINE_FUNCTION void departure(double t, double& x, double& y, double& z) const {
+  // Moves (x, y, z) to where the fluid there at time t was at time 0; false when that fluid came in
+  // through an open face. The uniform wind's paths are straight, so a departure point outside the
+  // box along an open axis is exactly the fluid that entered; the rotation's paths inside the unit
+  // disk about the centre stay in the box, and every shape is zero beyond it to below 1e-4.
+  KOKKOS_INLINE_FUNCTION bool departure(double t, double& x, double& y, double& z) const {
     if (kind == WindKind::uniform) {
-      x -= u * t, y -= v * t, z -= w * t;
-      x -= km::floor(x), y -= km::floor(y), z -= km::floor(z);
-    } else if (kind == WindKind::rotation) {
+      double* p[3] = {&x, &y, &z};
+      const double shift[3] = {u * t, v * t, w * t};
+      bool inside = true;
+      for (int axis = 0; axis < 3; ++axis) {
+        double& c = *p[axis];
+        c -= shift[axis];
+        if (periodic[axis])
+          c -= km::floor(c);
+        else
+          inside = inside && c >= 0 && c <= 1;
+      }
+      return inside;
+    }
+    if (kind == WindKind::rotation) {
       const double c = km::cos(rotation_rate * t), s = km::sin(rotation_rate * t);
       const double dx = x - 0.5, dy = y - 0.5;
       x = 0.5 + c * dx + s * dy;
       y = 0.5 - s * dx + c * dy;
     }
+    return true;
   }
 };
 
