@@ -8,6 +8,8 @@
 #include <sstream>
 #include <toml.hpp>
 
+#include "io/toml_text.hpp"
+
 namespace meridian::io {
 namespace {
 
@@ -59,9 +61,22 @@ struct Located {
   std::string where;  // "file:line" or "--set section.key"
 };
 
-std::string location_of(const toml::value& v, const std::string& origin) {
-  const auto loc = v.location();
-  return origin + ":" + std::to_string(loc.line());
+// A parsed deck and the text toml11 read, whose lines map back to the source's.
+struct Parsed {
+  TomlText text;
+  toml::value root;
+};
+
+std::string location_of(const toml::value& v, const std::string& origin, const TomlText& text) {
+  return origin + ":" + std::to_string(text.source_line(static_cast<long>(v.location().line())));
+}
+
+// Text cut to a readable length for a message: a rejected million-entry list is not echoed whole.
+std::string excerpt(const std::string& text, std::size_t entries = 0) {
+  constexpr std::size_t limit = 160;
+  if (text.size() <= limit) return text;
+  return text.substr(0, limit) + " ... (" +
+         (entries ? std::to_string(entries) + " entries" : std::to_string(text.size()) + " characters") + ")";
 }
 
 [[noreturn]] void reject(const KeySpec& spec, const std::string& where, const std::string& problem) {
@@ -80,7 +95,7 @@ void check_number(const KeySpec& spec, double x, const std::string& where) {
 
 void check_choice(const KeySpec& spec, const std::string& s, const std::string& where) {
   if (!spec.choices.empty() && std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end())
-    reject(spec, where, "'" + s + "' is not an allowed value");
+    reject(spec, where, "'" + excerpt(s) + "' is not an allowed value");
 }
 
 long as_integer(const KeySpec& spec, const toml::value& v, const std::string& where) {
@@ -141,13 +156,15 @@ Value convert(const KeySpec& spec, const toml::value& v, const std::string& wher
   return {};
 }
 
-toml::value parse_text(const std::string& text, const std::string& origin) {
-  std::istringstream stream(text);
+Parsed parse_text(const std::string& source, const std::string& origin) {
+  Parsed parsed{TomlText(source), {}};
+  std::istringstream stream(parsed.text.text());
   try {
-    return toml::parse(stream, origin);
+    parsed.root = toml::parse(stream, origin);
   } catch (const std::exception& e) {
-    throw DeckError(std::string("cannot parse ") + origin + " as TOML:\n" + e.what());
+    throw DeckError(std::string("cannot parse ") + origin + " as TOML:\n" + parsed.text.with_source_lines(e.what()));
   }
+  return parsed;
 }
 
 std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
@@ -167,13 +184,14 @@ std::string joined(const std::vector<std::string>& words) {
 }
 
 // Walks the parsed tables, rejecting unknown sections and keys, and gathers the values found.
-std::map<std::string, Located> collect(const toml::value& root, const std::string& origin, const Schema& schema) {
+std::map<std::string, Located> collect(const Parsed& parsed, const std::string& origin, const Schema& schema) {
+  const toml::value& root = parsed.root;
   std::vector<std::string> sections;
   for (const auto& k : schema.keys())
     if (std::find(sections.begin(), sections.end(), k.section) == sections.end()) sections.push_back(k.section);
   std::map<std::string, Located> found;
   for (const auto& [section, table] : root.as_table()) {
-    const std::string at = location_of(table, origin);
+    const std::string at = location_of(table, origin, parsed.text);
     if (std::find(sections.begin(), sections.end(), section) == sections.end())
       throw DeckError(at + ": unknown section [" + section + "]" + suggestion(section, sections) +
                       "; this deck may have: " + joined(sections));
@@ -182,7 +200,7 @@ std::map<std::string, Located> collect(const toml::value& root, const std::strin
     for (const auto& k : schema.keys())
       if (k.section == section) keys.push_back(k.key);
     for (const auto& [key, value] : table.as_table()) {
-      const std::string here = location_of(value, origin);
+      const std::string here = location_of(value, origin, parsed.text);
       if (!schema.find(section, key))
         throw DeckError(here + ": unknown key '" + section + "." + key + "'" + suggestion(key, keys) +
                         "; keys of [" + section + "]: " + joined(keys));
@@ -281,12 +299,13 @@ std::string Deck::peek_solver_kind(const std::string& path) {
   if (!file) throw DeckError(path + ": cannot open the deck (does the file exist and is it readable?)");
   std::stringstream text;
   text << file.rdbuf();
-  const toml::value root = parse_text(text.str(), path);
+  const Parsed parsed = parse_text(text.str(), path);
+  const toml::value& root = parsed.root;
   if (!root.contains("solver") || !root.at("solver").is_table() || !root.at("solver").contains("kind"))
     throw DeckError(path + ": key 'solver.kind' is required (which solver to run)");
   const toml::value& kind = root.at("solver").at("kind");
   if (!kind.is_string())
-    throw DeckError(location_of(kind, path) + ": key 'solver.kind': expected a string, got " +
+    throw DeckError(location_of(kind, path, parsed.text) + ": key 'solver.kind': expected a string, got " +
                     toml::stringize(kind.type()));
   return kind.as_string().str;
 }
@@ -301,8 +320,7 @@ Deck Deck::load(const std::string& path, const Schema& schema, const std::vector
 
 Deck Deck::from_text(const std::string& text, const std::string& origin, const Schema& schema,
                      const std::vector<Override>& overrides) {
-  const toml::value root = parse_text(text, origin);
-  auto found = collect(root, origin, schema);
+  auto found = collect(parse_text(text, origin), origin, schema);
   for (const auto& o : overrides) {
     // The schema itself was chosen by the file's [solver] kind: an override could only mislabel the run.
     if (o.section == "solver" && o.key == "kind")
@@ -313,7 +331,7 @@ Deck Deck::from_text(const std::string& text, const std::string& origin, const S
     if (!spec) throw DeckError(where + ": unknown key '" + o.section + "." + o.key + "'");
     toml::value parsed;
     try {
-      parsed = parse_text("v = " + o.text, where).at("v");
+      parsed = parse_text("v = " + o.text, where).root.at("v");
     } catch (const DeckError&) {
       parsed = toml::value(o.text);  // a bare word is taken as a string
     }
@@ -366,7 +384,17 @@ std::string Deck::where(const std::string& name) const {
 
 void Deck::fail(const std::string& section, const std::string& key, const std::string& message) const {
   const std::string name = section + "." + key;
-  throw DeckError(where(name) + ": key '" + name + "' = " + to_text(value(section, key)) + ": " + message);
+  const Value& v = value(section, key);
+  const std::size_t entries = std::visit(
+      [](const auto& x) -> std::size_t {
+        if constexpr (std::is_arithmetic_v<std::decay_t<decltype(x)>> ||
+                      std::is_same_v<std::decay_t<decltype(x)>, std::string>)
+          return 0;
+        else
+          return x.size();
+      },
+      v);
+  throw DeckError(where(name) + ": key '" + name + "' = " + excerpt(to_text(v), entries) + ": " + message);
 }
 
 std::string Deck::resolved_text() const {

@@ -3,6 +3,7 @@
 
 #include "deck_for_tests.hpp"
 #include "io/deck.hpp"
+#include "io/toml_text.hpp"
 
 using meridian::io::Deck;
 using meridian::io::DeckError;
@@ -77,6 +78,55 @@ TEST(Deck, RestartMayChangeTheEndTimeButNotTheGrid) {
   EXPECT_TRUE(later.restart_conflicts(a).empty());
   ASSERT_EQ(finer.restart_conflicts(a).size(), 1u);
   EXPECT_NE(finer.restart_conflicts(a)[0].find("mesh.nx"), std::string::npos);
+}
+
+std::string long_list(const std::string& entry, int count) {
+  std::string list = "[" + entry;
+  for (int i = 1; i < count; ++i) list += ", " + entry;
+  return list + "]";
+}
+
+// toml11 copies the current line for every alternative it tries, so a list on one line parsed in
+// quadratic time (50 000 entries: about 70 s); the list is read whole, and what follows it still
+// has its own line number, in the deck's messages and in toml11's excerpts.
+TEST(Deck, LongListOnOneLineIsReadWholeAndLaterLinesKeepTheirNumbers) {
+  const std::string deck_text = minimal + "[mesh]\nprocess_grid = " + long_list("1", 50000) + "\n";
+  const Deck deck = Deck::from_text(deck_text, "deck.toml", advection_schema());
+  EXPECT_EQ(deck.integers("mesh", "process_grid").size(), 50000u);
+  const std::string unknown = error_of(deck_text + "nxx = 3\n");
+  EXPECT_NE(unknown.find("deck.toml:5: unknown key 'mesh.nxx'"), std::string::npos) << unknown.substr(0, 300);
+  const std::string syntax = error_of(deck_text + "nx = = 3\n");
+  EXPECT_NE(syntax.find(" 5 | nx = = 3"), std::string::npos) << syntax.substr(0, 300);
+}
+
+TEST(Deck, RejectionsQuoteLongValuesShortened) {
+  const Deck deck = Deck::from_text(minimal + "[mesh]\nprocess_grid = " + long_list("2", 20000) + "\n", "deck.toml",
+                                    advection_schema());
+  try {
+    deck.fail("mesh", "process_grid", "expected three entries");
+    FAIL() << "fail() returned";
+  } catch (const DeckError& e) {
+    const std::string message = e.what();
+    EXPECT_LT(message.size(), 400u) << message.substr(0, 400);
+    EXPECT_NE(message.find("deck.toml:4: key 'mesh.process_grid' = [2, 2"), std::string::npos) << message;
+    EXPECT_NE(message.find("(20000 entries): expected three entries"), std::string::npos) << message;
+  }
+  const std::string word = error_of(minimal, {Override::parse("advection.wind=" + std::string(5000, 'x'))});
+  EXPECT_LT(word.size(), 400u);
+  EXPECT_NE(word.find("(5000 characters)"), std::string::npos) << word;
+}
+
+// Only commas of arrays on long lines become line breaks: never one inside a string, a comment or
+// an inline table (where TOML forbids a newline), and short lines pass unchanged.
+TEST(Deck, LongLinesBreakOnlyBetweenArrayEntries) {
+  const std::string line = "a = [\"x,[y]\", 'p,q', {b = [1, 2], c = \"\"\"m,\n,n\"\"\"}, 3] # k, l\n";
+  const meridian::io::TomlText text(line + "z = [1, 2]\n", 10);
+  EXPECT_EQ(text.text(),
+            "a = [\"x,[y]\",\n 'p,q',\n {b = [1, 2], c = \"\"\"m,\n,n\"\"\"},\n 3] # k, l\nz = [1, 2]\n");
+  EXPECT_EQ(text.source_line(3), 1);
+  EXPECT_EQ(text.source_line(4), 2);
+  EXPECT_EQ(text.source_line(6), 3);
+  EXPECT_EQ(meridian::io::TomlText(line).text(), line);
 }
 
 }  // namespace
