@@ -29,6 +29,11 @@ struct Draws {
     const double u = random::to_unit_open(bits[0], bits[1]);
     return sign > 0 ? u : 1 - u;
   }
+  // The draws of the path's barrier hits between dates: those of a path index no path has (top bit
+  // set), so they leave every normal of the path itself, and the prices that need no hit time, unchanged.
+  KOKKOS_INLINE_FUNCTION Draws hitting_times() const {
+    return Draws{key, path | (std::uint64_t(1) << 63), step, sign};
+  }
 };
 
 // Correlated geometric Brownian motions with exact log-normal steps.
