@@ -10,7 +10,20 @@ for ranks in 1 2 3; do
 done
 $compare "$work/np1" "$work/np2"
 $compare "$work/np1" "$work/np3"
-paths=$("$MERIDIAN_PYTHON" -c "import h5py, sys; print(int(h5py.File(sys.argv[1])['diagnostics/paths'][-1]))" \
-  "$work/np1/diagnostics.h5")
-[ "$paths" -lt 60000 ] || fail "the target standard error did not end the run early ($paths paths)"
+# The deck records diagnostics after every step, so the run must end at the first step where every
+# product's standard error is at or below the target: one was above it at the step before. (The end
+# of the run records its last step a second time.)
+"$MERIDIAN_PYTHON" - "$work/np1/diagnostics.h5" 0.1 <<'EOF' || fail "the target standard error did not end the run at the right step"
+import sys
+import h5py
+import numpy as np
+with h5py.File(sys.argv[1]) as f:
+    steps = f["diagnostics/step"][...]
+    errors = np.array([f["diagnostics"][name][...] for name in f["diagnostics"] if name.endswith("_standard_error")])
+target = float(sys.argv[2])
+last, before = np.flatnonzero(steps == steps[-1])[0], np.flatnonzero(steps < steps[-1])[-1]
+assert errors.shape[0] == 5 and steps[before] == steps[last] - 1, (errors.shape, steps)
+assert (errors[:, last] <= target).all(), f"an error above the target at the end: {errors[:, last]}"
+assert (errors[:, before] > target).any(), f"every error was at the target a step earlier: {errors[:, before]}"
+EOF
 check_restarts "$deck" "" "${settings[@]}"
