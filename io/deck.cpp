@@ -157,6 +157,13 @@ Value convert(const KeySpec& spec, const toml::value& v, const std::string& wher
 }
 
 Parsed parse_text(const std::string& source, const std::string& origin) {
+  const std::size_t bad = first_invalid_utf8(source);
+  if (bad != std::string::npos) {
+    const auto line = 1 + std::count(source.begin(), source.begin() + static_cast<long>(bad), '\n');
+    const auto column = bad - (source.rfind('\n', bad) == std::string::npos ? 0 : source.rfind('\n', bad) + 1) + 1;
+    throw DeckError(origin + ":" + std::to_string(line) + ": not valid UTF-8 at column " + std::to_string(column) +
+                    " (a TOML deck is UTF-8 text)");
+  }
   Parsed parsed{TomlText(source), {}};
   std::istringstream stream(parsed.text.text());
   try {

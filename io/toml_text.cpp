@@ -89,6 +89,37 @@ TomlText::TomlText(const std::string& source, std::size_t long_line) {
   }
 }
 
+std::size_t first_invalid_utf8(const std::string& text) {
+  const auto byte = [&text](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char lead = byte(i);
+    // Sequence length and the range of the second byte (excluding overlongs, surrogates, > U+10FFFF).
+    std::size_t length = 1;
+    unsigned char low = 0x80, high = 0xBF;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;
+      if (lead == 0xED) high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;
+      if (lead == 0xF4) high = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + length > text.size() || byte(i + 1) < low || byte(i + 1) > high) return i;
+    for (std::size_t k = 2; k < length; ++k)
+      if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return i;
+    i += length;
+  }
+  return std::string::npos;
+}
+
 long TomlText::source_line(long line) const {
   if (line < 1 || source_line_.empty()) return line;
   return source_line_[std::min<std::size_t>(static_cast<std::size_t>(line), source_line_.size()) - 1];

@@ -25,4 +25,9 @@ class TomlText {
   std::vector<long> source_line_;
 };
 
+// The offset of the first byte that is not part of valid UTF-8, or npos. TOML documents are UTF-8,
+// and toml11 3.7 reads out of bounds on an invalid sequence inside a literal string (found by the
+// deck fuzzer), so decks are checked before toml11 sees them.
+std::size_t first_invalid_utf8(const std::string& text);
+
 }  // namespace meridian::io

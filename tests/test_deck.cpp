@@ -129,4 +129,14 @@ TEST(Deck, LongLinesBreakOnlyBetweenArrayEntries) {
   EXPECT_EQ(meridian::io::TomlText(line).text(), line);
 }
 
+// toml11 reads out of bounds on invalid UTF-8 inside a literal string (the fuzzer's first find):
+// such a deck is refused, with its line, before toml11 sees it.
+TEST(Deck, InvalidUtf8IsRefusedWithItsLine) {
+  const std::string e = error_of(minimal + "[advection]\nwind = 'ro\xa3tation'\n");
+  EXPECT_NE(e.find("deck.toml:4: not valid UTF-8 at column 11"), std::string::npos) << e;
+  EXPECT_EQ(meridian::io::first_invalid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8c\x8d"), std::string::npos);
+  for (const char* bad : {"\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82"})
+    EXPECT_EQ(meridian::io::first_invalid_utf8(std::string("ok ") + bad), 3u) << bad;
+}
+
 }  // namespace
