@@ -1,11 +1,15 @@
-// Philox4x32-10: known answers, same words inside kernels, uniforms strictly inside (0, 1), normal moments.
+// Philox4x32-10: known answers, same words inside kernels, uniforms strictly inside (0, 1), normal moments,
+// independence within a pair and the normal distribution (Kolmogorov-Smirnov).
 #include "solvers/common/random/philox.hpp"
 
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace meridian::random {
 namespace {
@@ -88,6 +92,47 @@ TEST(Philox, NormalPairsHaveUnitMomentsWithinFiveStandardErrors) {
   // true mean 0 estimates the variance with standard error sqrt(Var(z^2) / N) = sqrt(2 / N) (1.4e-3 here).
   EXPECT_NEAR(sum / n, 0.0, 5.0 / std::sqrt(n));
   EXPECT_NEAR(sum_of_squares / n, 1.0, 5.0 * std::sqrt(2.0 / n));
+}
+
+// The normals of pairs 0 .. pairs-1 of one key, both members of each pair.
+std::vector<std::array<double, 2>> normal_pairs(std::uint64_t pairs, std::uint64_t seed) {
+  const Key key = key_of(seed);
+  std::vector<std::array<double, 2>> out(pairs);
+  for (std::uint64_t i = 0; i < pairs; ++i)
+    normal_pair(Philox4x32::generate(counter_of(i, 0), key), out[i][0], out[i][1]);
+  return out;
+}
+
+// The two members of a pair are independent and normal beyond two moments: E[z0 z1] = 0 with standard error
+// 1/sqrt(N), E[z^4] = 3 with standard error sqrt((E[z^8] - 9) / N) = sqrt(96 / N); five of each.
+TEST(Philox, NormalPairsAreUncorrelatedWithNormalKurtosis) {
+  const auto pairs = normal_pairs(1u << 19, 19700101);
+  double cross = 0.0, fourth = 0.0;
+  for (const auto& z : pairs) {
+    cross += z[0] * z[1];
+    fourth += std::pow(z[0], 4) + std::pow(z[1], 4);
+  }
+  const double n = static_cast<double>(pairs.size());
+  EXPECT_NEAR(cross / n, 0.0, 5.0 / std::sqrt(n));
+  EXPECT_NEAR(fourth / (2 * n), 3.0, 5.0 * std::sqrt(96.0 / (2 * n)));
+}
+
+// Kolmogorov-Smirnov against the normal distribution function, each member of the pair apart: the
+// statistic sqrt(n) D stays below 1.95 with probability 0.999 (Kolmogorov's limit law).
+TEST(Philox, NormalsPassKolmogorovSmirnov) {
+  const auto pairs = normal_pairs(1u << 16, 42);
+  for (int member = 0; member < 2; ++member) {
+    std::vector<double> z;
+    for (const auto& pair : pairs) z.push_back(pair[member]);
+    std::sort(z.begin(), z.end());
+    const double n = static_cast<double>(z.size());
+    double distance = 0.0;
+    for (std::size_t i = 0; i < z.size(); ++i) {
+      const double cdf = 0.5 * std::erfc(-z[i] / std::sqrt(2.0));
+      distance = std::max({distance, (i + 1) / n - cdf, cdf - i / n});
+    }
+    EXPECT_LT(std::sqrt(n) * distance, 1.95) << "member " << member;
+  }
 }
 
 }  // namespace
