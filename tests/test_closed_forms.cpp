@@ -1,10 +1,12 @@
 // Closed-form option prices: every row of tests/data/option_reference_prices.csv in the sections priced here,
-// Haug's tables for what the file does not cover (all eight barriers, Greeks, max/min puts), and identities.
+// Haug's tables for what the file does not cover (all eight barriers, Greeks, max/min puts), a second Heston
+// integration, and the no-arbitrage shape of prices in the strike.
 #include "solvers/finance/closed_forms.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -21,6 +23,7 @@ namespace {
 
 constexpr OptionType call = OptionType::call;
 constexpr OptionType put = OptionType::put;
+constexpr double pi = 3.14159265358979323846;
 
 // ---- The reference file ---------------------------------------------------------------------------------
 
@@ -241,22 +244,51 @@ TEST(BlackScholes, GreeksMatchCentralDifferences) {
   }
 }
 
-TEST(BlackScholes, PutCallParityHolds) {
+// Haug p.88 (QuantLib's digitaloption.cpp testCashOrNothingEuropeanValues): a put paying 10, value 2.6710.
+TEST(BlackScholes, CashOrNothingMatchesHaug) {
+  EXPECT_NEAR(10.0 * cash_or_nothing_price({100, 0.06, 0.06, 0.35}, {put, 80, 0.75}), 2.6710, 1e-4);
+}
+
+// A call spread of width 2h tends to the digital: -dC/dK = exp(-rT) P(S_T > K), dP/dK = exp(-rT) P(S_T < K).
+// Central differences at h = 1e-3 are exact to ~1e-7 of the O(1) second derivative times h^2.
+TEST(BlackScholes, CashOrNothingIsTheStrikeDerivativeOfTheVanilla) {
   const BlackScholesMarket market{100, 0.05, 0.02, 0.3};
-  for (double strike : {60.0, 100.0, 150.0}) {
-    const double difference =
-        black_scholes_price(market, {call, strike, 2.0}) - black_scholes_price(market, {put, strike, 2.0});
-    EXPECT_NEAR(difference, forward_contract_value(market.spot, strike, 2.0, market.rate, market.dividend_yield),
-                1e-12);
+  const double h = 1e-3;
+  for (OptionType type : {call, put}) {
+    for (double strike : {60.0, 100.0, 150.0}) {
+      const double slope = (black_scholes_price(market, {type, strike + h, 2.0}) -
+                            black_scholes_price(market, {type, strike - h, 2.0})) / (2 * h);
+      EXPECT_NEAR(cash_or_nothing_price(market, {type, strike, 2.0}), type == call ? -slope : slope, 1e-7)
+          << "K " << strike;
+    }
   }
 }
 
-// Haug p.88 (QuantLib's digitaloption.cpp testCashOrNothingEuropeanValues): a put paying 10, value 2.6710.
-TEST(BlackScholes, CashOrNothingMatchesHaugAndCallPlusPutIsABond) {
-  const BlackScholesMarket market{100, 0.06, 0.06, 0.35};
-  EXPECT_NEAR(10.0 * cash_or_nothing_price(market, {put, 80, 0.75}), 2.6710, 1e-4);
-  const double both = cash_or_nothing_price(market, {call, 80, 0.75}) + cash_or_nothing_price(market, {put, 80, 0.75});
-  EXPECT_NEAR(both, std::exp(-0.06 * 0.75), 1e-15);
+// No-arbitrage shape in the strike of any European payoff max(w (X - K), 0) weighted by a probability:
+// calls fall, puts rise, at a slope between 0 and the discount factor, and both are convex. On a grid of
+// step 2.5 across [40, 200]; 1e-10 absorbs the round-off of prices of order 100.
+template <class Price>
+void expect_no_arbitrage_in_strike(const Price& price, OptionType type, double discount, const std::string& what) {
+  const double step = 2.5, tolerance = 1e-10;
+  for (double strike = 40; strike + 2 * step <= 200; strike += step) {
+    const double low = price(strike), middle = price(strike + step), high = price(strike + 2 * step);
+    const double slope = (middle - low) / step;
+    if (type == call) {
+      EXPECT_LE(slope, tolerance) << what << " K " << strike;
+      EXPECT_GE(slope, -discount - tolerance) << what << " K " << strike;
+    } else {
+      EXPECT_GE(slope, -tolerance) << what << " K " << strike;
+      EXPECT_LE(slope, discount + tolerance) << what << " K " << strike;
+    }
+    EXPECT_GE(low - 2 * middle + high, -tolerance) << what << " convexity at K " << strike + step;
+  }
+}
+
+TEST(BlackScholes, PricesHaveNoArbitrageInTheStrike) {
+  const BlackScholesMarket market{100, 0.05, 0.02, 0.3};
+  for (OptionType type : {call, put})
+    expect_no_arbitrage_in_strike([&](double k) { return black_scholes_price(market, {type, k, 2.0}); }, type,
+                                  std::exp(-0.05 * 2.0), "Black-Scholes");
 }
 
 // ---- Geometric Asian beyond the file ----------------------------------------------------------------------
@@ -311,19 +343,17 @@ TEST(Barrier, AllEightTypesMatchHaug) {
   }
 }
 
-// Without a rebate, knock-in + knock-out = vanilla path by path.
-TEST(Barrier, InPlusOutIsTheVanillaWithoutRebate) {
+// Every barrier type, with a rebate, on strikes either side of the barrier, where the formulas switch
+// (Haug's table uses one combination of terms for K < H and another for K >= H).
+TEST(Barrier, PricesHaveNoArbitrageInTheStrikeAcrossTheBarrier) {
   const BlackScholesMarket market{100, 0.03, 0.01, 0.3};
   for (OptionType type : {call, put}) {
-    for (double strike : {85.0, 100.0, 115.0}) {
-      const double vanilla = black_scholes_price(market, {type, strike, 1.2});
-      for (double barrier : {90.0, 110.0}) {
-        const BarrierType in = barrier < market.spot ? BarrierType::down_in : BarrierType::up_in;
-        const BarrierType out = barrier < market.spot ? BarrierType::down_out : BarrierType::up_out;
-        const double sum = barrier_price(market, {type, in, strike, barrier, 0.0, 1.2}) +
-                           barrier_price(market, {type, out, strike, barrier, 0.0, 1.2});
-        EXPECT_NEAR(sum, vanilla, 1e-12) << "K " << strike << " H " << barrier;
-      }
+    for (BarrierType barrier_type :
+         {BarrierType::down_in, BarrierType::up_in, BarrierType::down_out, BarrierType::up_out}) {
+      const bool down = barrier_type == BarrierType::down_in || barrier_type == BarrierType::down_out;
+      expect_no_arbitrage_in_strike(
+          [&](double k) { return barrier_price(market, {type, barrier_type, k, down ? 90.0 : 120.0, 2.0, 1.2}); },
+          type, std::exp(-0.03 * 1.2), "barrier type " + std::to_string(int(barrier_type)));
     }
   }
 }
@@ -366,7 +396,6 @@ TEST(TwoAsset, MaximumMinimumCallsAndPutsMatchPublishedValues) {
 // ---- Bivariate normal --------------------------------------------------------------------------------------
 
 TEST(BivariateNormal, MatchesClosedFormsAtTheOriginAndInTheLimits) {
-  constexpr double pi = 3.14159265358979323846;
   for (double rho : {-0.999, -0.95, -0.8, -0.5, -0.1, 0.0, 0.2, 0.6, 0.9, 0.93, 0.99, 0.9999})
     EXPECT_NEAR(bivariate_normal_cdf(0, 0, rho), 0.25 + std::asin(rho) / (2 * pi), 1e-15) << rho;
   for (double a : {-2.5, -0.3, 0.0, 1.1, 3.0}) {
@@ -400,17 +429,65 @@ TEST(BivariateNormal, AgreesWithDirectIntegrationToRoundOff) {
 
 // ---- Heston beyond the file ---------------------------------------------------------------------------------
 
-TEST(Heston, PutCallParityHolds) {
-  const HestonModel model{100, 0.01, 0.02, 0.04, 4.0, 0.25, 1.0, -0.5};
-  for (double strike : {50.0, 80.0, 100.0, 120.0, 200.0}) {
-    for (double maturity : {0.1, 1.0, 5.0}) {
-      const double difference =
-          heston_price(model, {call, strike, maturity}) - heston_price(model, {put, strike, maturity});
-      EXPECT_NEAR(difference, forward_contract_value(model.spot, strike, maturity, model.rate, model.dividend_yield),
-                  1e-10)
-          << "K " << strike << " T " << maturity;
-    }
+// Heston's own form (1993), independent of the library's Lewis integral: C = S e^{-qT} P1 - K e^{-rT} P2 and
+// P = K e^{-rT} (1 - P2) - S e^{-qT} (1 - P1), P_j = 1/2 + 1/pi int_0^inf Re[e^{-i u ln K} f_j(u) / (i u)] du,
+// with f_j in Albrecher et al.'s (2007) continuous branch, integrated by 5-point Gauss-Legendre on panels of
+// width 0.05 up to u = 500, far beyond where |f_j| falls below 1e-20 for these maturities.
+double heston_by_probabilities(const HestonModel& m, OptionType type, double strike, double maturity) {
+  using Complex = std::complex<double>;
+  const Complex i(0.0, 1.0);
+  const auto f = [&](int j, double u) {
+    const double shift = j == 1 ? 0.5 : -0.5, b = j == 1 ? m.mean_reversion - m.correlation * m.vol_of_variance
+                                                            : m.mean_reversion;
+    const double s2 = m.vol_of_variance * m.vol_of_variance;
+    const Complex beta = b - m.correlation * m.vol_of_variance * i * u;
+    const Complex d = std::sqrt(beta * beta - s2 * (2.0 * shift * i * u - u * u));
+    const Complex g = (beta - d) / (beta + d), decay = std::exp(-d * maturity);
+    const Complex c = (m.rate - m.dividend_yield) * i * u * maturity +
+                      m.mean_reversion * m.long_run_variance / s2 *
+                          ((beta - d) * maturity - 2.0 * std::log((1.0 - g * decay) / (1.0 - g)));
+    const Complex dd = (beta - d) / s2 * (1.0 - decay) / (1.0 - g * decay);
+    return std::exp(c + dd * m.initial_variance + i * u * std::log(m.spot));
+  };
+  const double nodes[5] = {-0.9061798459386640, -0.5384693101056831, 0.0, 0.5384693101056831, 0.9061798459386640};
+  const double weights[5] = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665,
+                             0.2369268850561891};
+  double probability[3] = {};
+  const double width = 0.05;
+  for (int j = 1; j <= 2; ++j) {
+    double integral = 0.0;
+    for (double left = 0.0; left < 500.0; left += width)
+      for (int n = 0; n < 5; ++n) {
+        const double u = left + 0.5 * width * (1.0 + nodes[n]);
+        integral += 0.5 * width * weights[n] * (std::exp(-i * u * std::log(strike)) * f(j, u) / (i * u)).real();
+      }
+    probability[j] = 0.5 + integral / pi;
   }
+  const double asset = m.spot * std::exp(-m.dividend_yield * maturity), cash = strike * std::exp(-m.rate * maturity);
+  return type == call ? asset * probability[1] - cash * probability[2]
+                      : cash * (1.0 - probability[2]) - asset * (1.0 - probability[1]);
+}
+
+// Short and long maturities and strikes far from the money, where a wrong branch or truncation shows.
+TEST(Heston, LewisIntegralAgreesWithHestonsProbabilitiesFarFromTheMoney) {
+  const HestonModel models[] = {{100, 0.01, 0.02, 0.04, 4.0, 0.25, 1.0, -0.5},
+                                {100, 0.03, 0.0, 0.09, 1.5, 0.04, 0.6, -0.8}};
+  for (const HestonModel& model : models)
+    for (double maturity : {0.1, 5.0})
+      for (double strike : {50.0, 100.0, 200.0})
+        for (OptionType type : {call, put})
+          EXPECT_NEAR(heston_price(model, {type, strike, maturity}),
+                      heston_by_probabilities(model, type, strike, maturity), 1e-8)
+              << "K " << strike << " T " << maturity << (type == call ? " call" : " put") << " kappa "
+              << model.mean_reversion;
+}
+
+TEST(Heston, PricesHaveNoArbitrageInTheStrike) {
+  const HestonModel model{100, 0.01, 0.02, 0.04, 4.0, 0.25, 1.0, -0.5};
+  for (double maturity : {0.1, 5.0})
+    for (OptionType type : {call, put})
+      expect_no_arbitrage_in_strike([&](double k) { return heston_price(model, {type, k, maturity}); }, type,
+                                    std::exp(-0.01 * maturity), "Heston T " + std::to_string(maturity));
 }
 
 // With sigma -> 0 the variance follows v(t) = theta + (v0 - theta) e^{-kappa t} deterministically: Black-Scholes
