@@ -528,7 +528,9 @@ int Run::execute() {
     }
   }
   if (solver_->finished() && state_.output_times.back() != state_.time) {
-    record_diagnostics();
+    // A solver done before the end time (a standard error reached) gets its final record and
+    // output, unless the step's cadence has just recorded it.
+    if (state_.step % diagnostics_every != 0) record_diagnostics();
     write_output();
   }
   if (checkpoint_step != state_.step) checkpoint = write_checkpoint();

@@ -1,6 +1,7 @@
 // The pseudo-spectral Navier-Stokes solver against exact solutions and its invariants.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -258,6 +259,55 @@ TEST(SpectralNavierStokes, ForcedEnergyBudgetCloses) {
   const double energy0 = named(solver->diagnostics(0.0)).at("kinetic_energy");
   EXPECT_NEAR(budget_ratio(*solver, "kinetic_energy", net_loss, 100, 0.01), 1.0, 1e-6);
   EXPECT_GT(named(solver->diagnostics(1.0)).at("kinetic_energy"), energy0);  // the forcing wins here
+}
+
+// The random initial field: the energy the deck asks for, a spectrum k^4 exp(-2 (k/k0)^2) that
+// peaks in the shell of k0, shells that sum to the kinetic energy, and no divergence.
+TEST(SpectralNavierStokes, RandomFieldHasTheRequestedEnergyAndSpectrum) {
+  auto solver = build({"mesh.dimensions=3", "mesh.nx=32", "mesh.ny=32", "mesh.nz=32", "cfd.initial=random",
+                       "cfd.peak_wavenumber=4", "cfd.initial_energy=0.3", "cfd.viscosity=0.01"},
+                      MPI_COMM_WORLD);
+  const auto d = named(solver->diagnostics(0.0));
+  EXPECT_NEAR(d.at("kinetic_energy"), 0.3, 1e-12);
+  EXPECT_LT(d.at("max_divergence"), 1e-12);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (const auto& f : solver->output_fields()) {
+    if (f.box.name != "spectrum/energy" || rank != 0) continue;
+    double total = 0;
+    for (double e : f.values) total += e;
+    EXPECT_NEAR(total, 0.3, 1e-12);
+    const auto peak = std::max_element(f.values.begin(), f.values.end()) - f.values.begin();
+    EXPECT_EQ(peak, 4);
+    // Shell sums follow the model within the sampling of a shell by the grid's modes (from |k| = 3:
+    // shell 2 holds 62 lattice modes where 4 pi k^2 counts 50, most of them at |k| > 2, where k^4 is
+    // steep, and comes out 60% high).
+    const auto model = [](double k) { return std::pow(k, 4) * std::exp(-2 * (k / 4) * (k / 4)); };
+    for (int k : {3, 5, 6, 8}) EXPECT_NEAR(f.values[k] / f.values[4], model(k) / model(4), 0.25 * model(k) / model(4)) << k;
+  }
+}
+
+// The spectrum shells of any field sum to its kinetic energy (the Taylor-Green field: all of its
+// 0.125 in the shell |k| = sqrt 3, index 2).
+TEST(SpectralNavierStokes, EnergySpectrumSumsToTheKineticEnergy) {
+  auto solver = build({"mesh.dimensions=3", "mesh.nx=16", "mesh.ny=16", "mesh.nz=16"}, MPI_COMM_WORLD);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (const auto& f : solver->output_fields())
+    if (f.box.name == "spectrum/energy" && rank == 0) {
+      EXPECT_NEAR(f.values.at(2), 0.125, 1e-14);
+      double total = 0;
+      for (double e : f.values) total += e;
+      EXPECT_NEAR(total, 0.125, 1e-14);
+    }
+}
+
+// dt = cfl / max over points of sum_i |u_i| / h_i: on the 16^3 grid the Taylor-Green field reaches
+// |u| + |v| = 1 at x = y = pi/4, z = 0, so dt = cfl h with h = 2 pi / 16.
+TEST(SpectralNavierStokes, TimeStepFollowsTheCflNumber) {
+  auto solver = build({"mesh.dimensions=3", "mesh.nx=16", "mesh.ny=16", "mesh.nz=16", "cfd.cfl=0.5"}, MPI_COMM_WORLD);
+  EXPECT_NEAR(solver->stable_dt(0.0), 0.5 * 2 * std::acos(-1.0) / 16, 1e-14);
+  EXPECT_NEAR(named(solver->progress(solver->stable_dt(0.0))).at("cfl"), 0.5, 1e-14);
 }
 
 // The same run on all ranks and on this rank alone: the spectra agree to round-off (the FFTs

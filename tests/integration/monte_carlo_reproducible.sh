@@ -21,7 +21,8 @@ with h5py.File(sys.argv[1]) as f:
     steps = f["diagnostics/step"][...]
     errors = np.array([f["diagnostics"][name][...] for name in f["diagnostics"] if name.endswith("_standard_error")])
 target = float(sys.argv[2])
-last, before = np.flatnonzero(steps == steps[-1])[0], np.flatnonzero(steps < steps[-1])[-1]
+assert len(set(steps)) == len(steps), f"a step recorded twice: {steps}"
+last, before = len(steps) - 1, len(steps) - 2
 assert errors.shape[0] == 5 and steps[before] == steps[last] - 1, (errors.shape, steps)
 assert (errors[:, last] <= target).all(), f"an error above the target at the end: {errors[:, last]}"
 assert (errors[:, before] > target).any(), f"every error was at the target a step earlier: {errors[:, before]}"
