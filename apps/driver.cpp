@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
@@ -85,7 +86,8 @@ mesh::MessagePath message_path_of(const io::Deck& deck) {
 // A failure injected for the tests that prove a failing rank ends the whole job promptly:
 // MERIDIAN_FAULT = "RANK:STEP:KIND", raised on that rank after that step. KIND: throw (an
 // exception), io (an I/O error), nan (a NaN put into the solver's state, which the diagnostics
-// then find; advection and CFD, whose restore is local to the rank).
+// then find; advection and CFD, whose restore is local to the rank), kill_in_checkpoint (SIGKILL
+// in the middle of that step's checkpoint, its fields written and the file not yet closed).
 struct InjectedFault {
   int rank = -1;
   long step = -1;
@@ -335,6 +337,9 @@ std::string Run::write_checkpoint() {
                               file.write_series("run/output_times", state_.output_times);
                               for (const auto& s : solver_->state_scalars())
                                 file.set_attribute("state " + s.name, s.value);
+                              if (fault_.kind == "kill_in_checkpoint" && fault_.rank == rank_ &&
+                                  fault_.step == state_.step)
+                                std::raise(SIGKILL);
                             });
 }
 
