@@ -152,7 +152,8 @@ class Run {
   void write_output();
   void write_diagnostics_file(const RunSummary* summary = nullptr);
   std::string write_checkpoint();
-  void print_progress(double dt, double step_seconds) const;
+  // `shortened`: dt was cut below the stable step to land on an output or the end time.
+  void print_progress(double dt, double step_seconds, bool shortened) const;
   void raise_injected_fault();
   void prepare_output_folders();
   RunSummary summarise(long steps, double run_seconds, const std::string& checkpoint) const;
@@ -383,13 +384,14 @@ void Run::restore_checkpoint(const std::string& path) {
   if (rank_ == 0) std::cout << "restarting from " << path << " at step " << stamp.step << ", time " << stamp.time << "\n";
 }
 
-void Run::print_progress(double dt, double step_seconds) const {
+void Run::print_progress(double dt, double step_seconds, bool shortened) const {
   if (rank_ != 0) return;
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
   std::ostringstream line;
   line << "step " << std::setw(7) << state_.step << "  t = " << std::scientific << std::setprecision(6) << state_.time
        << "  dt = " << std::setprecision(3) << dt;
   for (const auto& p : solver_->progress(dt)) line << "  " << p.name << " = " << std::defaultfloat << std::setprecision(6) << p.value;
+  if (shortened) line << " (step shortened to land on t = " << std::defaultfloat << std::setprecision(9) << state_.time << ")";
   const double advanced = state_.time - start_time_;
   const double rate = advanced > 0 ? elapsed / advanced : 0;  // wall seconds per unit of simulated time
   line << "  wall/step = " << std::scientific << std::setprecision(3) << step_seconds << " s"
@@ -491,14 +493,17 @@ int Run::execute() {
     const double target = next_output_time();
     const auto step_start = Clock::now();
     double dt = 0;
-    bool lands = false;
+    bool lands = false, shortened = false;
     {
       // The step's time includes choosing dt (a CFL number may need the velocity in physical space).
       timing::ScopedTimer timer("step");
       dt = solver_->stable_dt(state_.time);
       // Shorten the step that would reach (or nearly reach) an output time so it lands exactly on it.
       lands = state_.time + dt * (1 + 1e-10) >= target;
-      if (lands) dt = target - state_.time;
+      if (lands) {
+        shortened = target - state_.time < dt;
+        dt = target - state_.time;
+      }
       solver_->step(state_.time, dt);
       Kokkos::fence();
     }
@@ -520,7 +525,7 @@ int Run::execute() {
     // its checkpoint produces exactly the files of an uninterrupted run.
     if (state_.step % diagnostics_every == 0 || output_now) record_diagnostics();
     if (output_now) write_output();
-    if (state_.step % progress_every == 0 || at_end()) print_progress(dt, step_seconds);
+    if (state_.step % progress_every == 0 || at_end()) print_progress(dt, step_seconds, shortened);
     // Stop and wall-clock requests are agreed on by all ranks, so every rank checkpoints together.
     int flags[2] = {stop_requested() ? 1 : 0,
                     checkpoint_seconds > 0 && Clock::now() - last_checkpoint >= std::chrono::duration<double>(checkpoint_seconds)};
