@@ -251,7 +251,7 @@ bool Run::at_end() const {
 
 void Run::record_diagnostics() {
   timing::ScopedTimer timer("diagnostics");
-  std::vector<std::string> names{"time", "step"};
+  std::vector<std::string> names{"time", "step"}, units{"time", "steps"};
   std::vector<double> values{state_.time, static_cast<double>(state_.step)};
   for (const auto& d : solver_->diagnostics(state_.time)) {
     if (d.must_be_finite && !std::isfinite(d.value)) {
@@ -264,8 +264,9 @@ void Run::record_diagnostics() {
     }
     names.push_back(d.name);
     values.push_back(d.value);
+    units.push_back(d.unit);
   }
-  state_.history.append(names, values);
+  state_.history.append(names, values, units);
 }
 
 void Run::write_diagnostics_file(const RunSummary* summary) {

@@ -5,13 +5,15 @@
 
 namespace meridian::io {
 
-void TimeSeries::append(const std::vector<std::string>& names, const std::vector<double>& values) {
+void TimeSeries::append(const std::vector<std::string>& names, const std::vector<double>& values,
+                        const std::vector<std::string>& units) {
   if (names_.empty()) {
     names_ = names;
     columns_.assign(names.size(), {});
   }
   if (names != names_ || values.size() != names.size())
     throw std::logic_error("TimeSeries: a record with other columns than the first");
+  if (units_.empty() && units.size() == names.size()) units_ = units;
   for (std::size_t i = 0; i < values.size(); ++i) columns_[i].push_back(values[i]);
 }
 
@@ -25,6 +27,7 @@ void TimeSeries::write(H5File& file, const std::string& group) const {
   std::string joined;
   for (std::size_t i = 0; i < names_.size(); ++i) {
     file.write_series(group + "/" + names_[i], columns_[i]);
+    if (i < units_.size() && !units_[i].empty()) file.set_attribute("units", units_[i], group + "/" + names_[i]);
     joined += (i ? "," : "") + names_[i];
   }
   if (!names_.empty()) file.set_attribute("columns", joined, group);

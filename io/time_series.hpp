@@ -9,8 +9,11 @@ namespace meridian::io {
 
 class TimeSeries {
  public:
-  // The first record fixes the column names; later records must carry the same ones.
-  void append(const std::vector<std::string>& names, const std::vector<double>& values);
+  // The first record fixes the column names; later records must carry the same ones. Units, when
+  // given, are stored as each dataset's `units` attribute (a series read back takes them from the
+  // next record).
+  void append(const std::vector<std::string>& names, const std::vector<double>& values,
+              const std::vector<std::string>& units = {});
   bool empty() const { return names_.empty() || columns_.front().empty(); }
   const std::vector<std::string>& names() const { return names_; }
   const std::vector<double>& column(const std::string& name) const;
@@ -20,7 +23,7 @@ class TimeSeries {
   static TimeSeries read(H5File& file, const std::string& group);
 
  private:
-  std::vector<std::string> names_;
+  std::vector<std::string> names_, units_;
   std::vector<std::vector<double>> columns_;
 };
 

@@ -17,6 +17,7 @@ struct Scalar {
   // False for values that are NaN by design when not applicable (an error norm with no exact solution);
   // any other non-finite diagnostic stops the run.
   bool must_be_finite = true;
+  std::string unit;  // stored with the diagnostics dataset ("1" for a pure number)
 };
 
 class Solver {

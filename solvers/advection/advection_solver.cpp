@@ -523,9 +523,10 @@ std::vector<solvers::Scalar> AdvectionSolver::diagnostics(double time) {
     const double mass = local_sum(policy, KOKKOS_LAMBDA(int k, int j, int i) { return q(c, k, j, i); });
     const double high = local_max(policy, KOKKOS_LAMBDA(int k, int j, int i) { return q(c, k, j, i); });
     const double low = -local_max(policy, KOKKOS_LAMBDA(int k, int j, int i) { return -q(c, k, j, i); });
-    out.push_back({name + "_mass", mesh::global_sum(mass, comm) * cell_volume_});
-    out.push_back({name + "_min", mesh::global_min(low, comm)});
-    out.push_back({name + "_max", mesh::global_max(high, comm)});
+    // Tracers are mixing ratios (pure numbers) on the unit box.
+    out.push_back({name + "_mass", mesh::global_sum(mass, comm) * cell_volume_, true, b.three_d ? "length^3" : "length^2"});
+    out.push_back({name + "_min", mesh::global_min(low, comm), true, "1"});
+    out.push_back({name + "_max", mesh::global_max(high, comm), true, "1"});
     // Normalised error norms as in Williamson et al. (1992); NaN while the exact solution is unknown.
     double l1 = std::nan(""), l2 = std::nan(""), linf = std::nan("");
     if (exact_known) {
@@ -541,9 +542,9 @@ std::vector<solvers::Scalar> AdvectionSolver::diagnostics(double time) {
                      mesh::global_sum(local_sum(policy, size2), comm));
       linf = mesh::global_max(local_max(policy, error), comm) / mesh::global_max(local_max(policy, size), comm);
     }
-    out.push_back({name + "_l1_error", l1, false});
-    out.push_back({name + "_l2_error", l2, false});
-    out.push_back({name + "_linf_error", linf, false});
+    out.push_back({name + "_l1_error", l1, false, "1 (normalised by the exact solution's norm)"});
+    out.push_back({name + "_l2_error", l2, false, "1 (normalised by the exact solution's norm)"});
+    out.push_back({name + "_linf_error", linf, false, "1 (normalised by the exact solution's norm)"});
   }
   return out;
 }

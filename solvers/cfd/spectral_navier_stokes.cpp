@@ -542,16 +542,18 @@ std::vector<solvers::Scalar> SpectralNavierStokes::diagnostics(double time) {
                                 ? (previous_energy_ - energy) / (time - previous_time_)
                                 : std::nan("");
   previous_energy_ = energy, previous_time_ = time;
-  std::vector<solvers::Scalar> out{{"kinetic_energy", energy},
-                                   {"enstrophy", enstrophy},
-                                   {"dissipation", 2 * s_.viscosity * enstrophy},
-                                   {"energy_decay_rate", decay_rate, false},
-                                   {"max_divergence", mesh::global_max(largest, comm_)}};
+  std::vector<solvers::Scalar> out{{"kinetic_energy", energy, true, "length^2/time^2"},
+                                   {"enstrophy", enstrophy, true, "1/time^2"},
+                                   {"dissipation", 2 * s_.viscosity * enstrophy, true, "length^2/time^3"},
+                                   {"energy_decay_rate", decay_rate, false, "length^2/time^3"},
+                                   {"max_divergence", mesh::global_max(largest, comm_), true, "1/time"}};
   if (s_.passive_scalar) {
     // Variance (1/2) <theta^2> and its dissipation kappa <|grad theta|^2>.
     scalar_gradient(state_[3]);
-    out.push_back({"scalar_variance", half_mean_square(m, policy, Fields{state_[3]}, cells, comm_)});
-    out.push_back({"scalar_dissipation", 2 * s_.scalar_diffusivity * half_mean_square(m, policy, scratch_, cells, comm_)});
+    out.push_back({"scalar_variance", half_mean_square(m, policy, Fields{state_[3]}, cells, comm_), true,
+                   "scalar units^2"});
+    out.push_back({"scalar_dissipation", 2 * s_.scalar_diffusivity * half_mean_square(m, policy, scratch_, cells, comm_),
+                   true, "scalar units^2/time"});
   }
   return out;
 }

@@ -514,12 +514,13 @@ bool MonteCarloPricer::finished() const {
 }
 
 std::vector<solvers::Scalar> MonteCarloPricer::diagnostics(double) {
-  std::vector<solvers::Scalar> out{{"paths", static_cast<double>(samples() * (settings_.antithetic ? 2 : 1))}};
+  std::vector<solvers::Scalar> out{
+      {"paths", static_cast<double>(samples() * (settings_.antithetic ? 2 : 1)), true, "paths"}};
   for (std::size_t p = 0; p < settings_.products.size(); ++p) {
     const std::string& name = payoff_names()[static_cast<int>(settings_.products[p])];
     const Estimate e = samples() > 1 ? estimate(p) : Estimate{std::nan(""), std::nan("")};
-    out.push_back({name + "_price", e.price, false});
-    out.push_back({name + "_standard_error", e.standard_error, false});
+    out.push_back({name + "_price", e.price, false, "currency of the spot"});
+    out.push_back({name + "_standard_error", e.standard_error, false, "currency of the spot"});
   }
   return out;
 }

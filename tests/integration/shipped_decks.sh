@@ -19,6 +19,8 @@ with h5py.File(sys.argv[1]) as f:
     # value; prices before the first path)
     bad = [k for k in d if not k.endswith("_error") and not numpy.isfinite(d[k][-1])]
     assert not bad, bad
+    unitless = [k for k in d if not d[k].attrs.get("units")]
+    assert not unitless, f"no units: {unitless}"
 PY
   echo "$name: valid, 2 steps"
 done
