@@ -21,6 +21,7 @@
 #include "io/file_stamp.hpp"
 #include "io/run_lock.hpp"
 #include "io/time_series.hpp"
+#include "solvers/common/step_progress.hpp"
 #include "io/xdmf.hpp"
 #include "mesh/message_buffer.hpp"
 #include "mesh/timers.hpp"
@@ -45,6 +46,9 @@ void declare_run_keys(io::Schema& schema) {
        "checkpoint when this much wall time has passed since the last one (0: off)", {}, 0, 1e9});
   add({"run", "checkpoint_keep", KeyType::integer, 3L, "files", "how many of the newest checkpoints to keep", {}, 1, 1e6});
   add({"run", "progress_every", KeyType::integer, 10L, "steps", "print a progress line every N steps", {}, 1, 1e12});
+  add({"run", "progress_every_seconds", KeyType::real, 10.0, "seconds",
+       "inside a step that runs longer (Monte Carlo), print how far it got at most this often (0: never)", {}, 0,
+       1e9});
   add({"run", "diagnostics_every", KeyType::integer, 10L, "steps",
        "record diagnostics every N steps (and at every output time)", {}, 1, 1e12});
   add({"run", "max_steps", KeyType::integer, 0L, "steps", "stop after this many steps in total (0: no limit)", {}, 0, 1e15});
@@ -153,7 +157,9 @@ class Run {
   void write_diagnostics_file(const RunSummary* summary = nullptr);
   std::string write_checkpoint();
   // `shortened`: dt was cut below the stable step to land on an output or the end time.
-  void print_progress(double dt, double step_seconds, bool shortened) const;
+  void print_progress(double dt, double step_seconds, bool shortened);
+  // Inside a step that reports how far it got: a line at most every run.progress_every_seconds.
+  void print_step_progress(double fraction_done);
   void raise_injected_fault();
   void prepare_output_folders();
   RunSummary summarise(long steps, double run_seconds, const std::string& checkpoint) const;
@@ -175,6 +181,7 @@ class Run {
   RunState state_;
   double end_time_, output_interval_;
   Clock::time_point start_ = Clock::now();
+  Clock::time_point step_start_ = start_, last_progress_line_ = start_;
   double start_time_ = 0;  // simulated time when this run (or restart) began
   InjectedFault fault_ = injected_fault();
   io::RunLock lock_;  // rank 0's, on the output folder
@@ -385,8 +392,9 @@ void Run::restore_checkpoint(const std::string& path) {
   if (rank_ == 0) std::cout << "restarting from " << path << " at step " << stamp.step << ", time " << stamp.time << "\n";
 }
 
-void Run::print_progress(double dt, double step_seconds, bool shortened) const {
+void Run::print_progress(double dt, double step_seconds, bool shortened) {
   if (rank_ != 0) return;
+  last_progress_line_ = Clock::now();
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
   std::ostringstream line;
   line << "step " << std::setw(7) << state_.step << "  t = " << std::scientific << std::setprecision(6) << state_.time
@@ -397,6 +405,19 @@ void Run::print_progress(double dt, double step_seconds, bool shortened) const {
   const double rate = advanced > 0 ? elapsed / advanced : 0;  // wall seconds per unit of simulated time
   line << "  wall/step = " << std::scientific << std::setprecision(3) << step_seconds << " s"
        << "  ETA " << clock_text((end_time_ - state_.time) * rate);
+  std::cout << line.str() << std::endl;
+}
+
+void Run::print_step_progress(double fraction_done) {
+  const double every = deck_.real("run", "progress_every_seconds");
+  const auto now = Clock::now();
+  if (rank_ != 0 || every <= 0 || now - last_progress_line_ < std::chrono::duration<double>(every)) return;
+  last_progress_line_ = now;
+  const double in_step = std::chrono::duration<double>(now - step_start_).count();
+  std::ostringstream line;
+  line << "step " << std::setw(7) << state_.step + 1 << "  in progress: " << std::fixed << std::setprecision(1)
+       << 100 * fraction_done << "% after " << in_step << " s, step ETA "
+       << clock_text(fraction_done > 0 ? in_step * (1 - fraction_done) / fraction_done : -1);
   std::cout << line.str() << std::endl;
 }
 
@@ -490,9 +511,14 @@ int Run::execute() {
   long checkpoint_step = -1;
   long steps = 0;
   int stop = 0;
+  solvers::set_step_progress_reporter([this](double fraction) { print_step_progress(fraction); });
+  struct Uninstall {
+    ~Uninstall() { solvers::set_step_progress_reporter({}); }
+  } uninstall;
   while (!at_end() && !stop) {
     const double target = next_output_time();
     const auto step_start = Clock::now();
+    step_start_ = step_start;
     double dt = 0;
     bool lands = false, shortened = false;
     {

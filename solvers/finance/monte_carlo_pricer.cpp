@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "solvers/common/memory_budget.hpp"
+#include "solvers/common/step_progress.hpp"
 #include "solvers/common/stop_request.hpp"
 #include "solvers/common/team_shape.hpp"
 #include "solvers/finance/closed_form_prices.hpp"
@@ -419,6 +420,7 @@ long MonteCarloPricer::run_launches(long first, long count) {
       mine_.insert(mine_.end(), sums_of_launch, sums_of_launch + blocks * width);
     }
     rounds += launch_blocks_;
+    if (count > 0) solvers::report_step_progress(std::min(1.0, static_cast<double>(rounds) / static_cast<double>(count)));
     // Launches of a tenth to a quarter of a second: long enough to fill a GPU, short enough that a
     // stop request is seen promptly. The sizes change no result (sums are per block).
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

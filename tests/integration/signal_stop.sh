@@ -20,8 +20,11 @@ blocks=$(((400000 + 4095) / 4096))
 settings=(--set 'finance.products=["asian_arithmetic_call", "european_put"]' --set finance.steps=252
           --set finance.paths=400000 --set finance.blocks_per_step=$blocks --set finance.target_standard_error=0
           --set finance.greeks=false
-          --set run.checkpoint_every_minutes=0 --set run.output_interval=0)
+          --set run.checkpoint_every_minutes=0 --set run.output_interval=0 --set run.progress_every_seconds=0.3)
 meridian_on 2 run "$deck" "${settings[@]}" --output "$work/mc_whole" > "$work/mc_whole.log"
+# A step of seconds says how far it got while it runs.
+grep -qE "^step +1  in progress: [0-9.]+% after [0-9.]+ s, step ETA" "$work/mc_whole.log" \
+  || fail "no progress inside the long Monte Carlo step: $(cat "$work/mc_whole.log")"
 timeout 120 "$MPIEXEC" -n 2 "$MERIDIAN" run "$deck" "${settings[@]}" --output "$work/mc_stopped" > "$work/mc_stopped.log" 2>&1 &
 launcher=$!
 for _ in $(seq 600); do
