@@ -521,4 +521,17 @@ TEST(MonteCarlo, DigitalGreeksByBumpingMatchDifferencesOfTheClosedForm) {
   EXPECT_LT(e.vega_error, 0.05 * std::fabs(vega));
 }
 
+// A volatility of 10 over 100 years sends every path to zero: 0 +- 0 against Black-Scholes' 100 is
+// reported as degenerate, not as an exact price (a sound run warns of nothing).
+TEST(MonteCarlo, DegenerateResultsAreWarnedOf) {
+  const auto pricer = priced({"finance.volatility=[10.0]", "finance.maturity=100.0", "finance.paths=8192",
+                              "finance.target_standard_error=0"});
+  const std::string warnings = dynamic_cast<const MonteCarloPricer&>(*pricer).degenerate_warnings();
+  EXPECT_NE(warnings.find("warning: european_call: every path paid the same (0, standard error 0) but the closed form is 100:"),
+            std::string::npos)
+      << warnings;  // Black-Scholes at sigma^2 T = 1e4: the spot, undiscounted by a zero dividend
+  const auto sound = priced({"finance.paths=8192", "finance.target_standard_error=0"});
+  EXPECT_EQ(dynamic_cast<const MonteCarloPricer&>(*sound).degenerate_warnings(), "");
+}
+
 }  // namespace

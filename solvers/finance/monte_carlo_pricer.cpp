@@ -563,6 +563,24 @@ std::string MonteCarloPricer::report() const {
       out << "    delta " << std::setprecision(6) << e.delta << " +- " << e.delta_error << ", vega " << e.vega << " +- "
           << e.vega_error << "\n";
   }
+  out << degenerate_warnings();
+  return out.str();
+}
+
+// Every path paying the same makes a zero standard error, which claims an exact price: where the
+// closed form says otherwise, the paths are degenerate (an extreme volatility over a long maturity
+// sends them all to zero or to overflow) and the estimate must not be trusted.
+std::string MonteCarloPricer::degenerate_warnings() const {
+  std::ostringstream out;
+  for (std::size_t p = 0; p < settings_.products.size(); ++p) {
+    const Estimate e = estimate(p);
+    const double exact = closed_form(p);
+    if (e.standard_error > 0 || !std::isfinite(exact) || std::fabs(e.price - exact) <= 1e-9 * std::max(1.0, std::fabs(exact)))
+      continue;
+    out << std::defaultfloat << std::setprecision(6) << "warning: " << payoff_names()[static_cast<int>(settings_.products[p])]
+        << ": every path paid the same (" << e.price << ", standard error 0) but the closed form is " << exact
+        << ": the paths are degenerate (underflow or overflow; check finance.volatility and finance.maturity)\n";
+  }
   return out.str();
 }
 

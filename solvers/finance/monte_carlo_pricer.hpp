@@ -78,6 +78,8 @@ class MonteCarloPricer final : public solvers::Solver {
   std::string work_unit() const override { return "path-steps"; }
   std::string layout() const override;
   std::string report() const override;
+  // Lines warning of products whose paths all paid the same where the closed form disagrees.
+  std::string degenerate_warnings() const;
   const std::vector<io::HostDataset>& output_fields() override;
   const std::vector<io::HostDataset>& state() override;
   std::vector<io::DatasetBox> state_layout() const override;
