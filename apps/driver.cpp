@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "apps/exit_codes.hpp"
+#include "apps/injected_fault.hpp"
 #include "apps/signals.hpp"
 #include "io/broadcast.hpp"
 #include "io/checkpoint.hpp"
@@ -85,28 +86,6 @@ mesh::MessagePath message_path_of(const io::Deck& deck) {
   } catch (const mesh::MessagePathError& e) {
     deck.fail("run", "gpu_aware_mpi", e.what());
   }
-}
-
-// A failure injected for the tests that prove a failing rank ends the whole job promptly:
-// MERIDIAN_FAULT = "RANK:STEP:KIND", raised on that rank after that step. KIND: throw (an
-// exception), io (an I/O error), nan (a NaN put into the solver's state, which the diagnostics
-// then find; advection and CFD, whose restore is local to the rank), kill_in_checkpoint (SIGKILL
-// in the middle of that step's checkpoint, its fields written and the file not yet closed).
-struct InjectedFault {
-  int rank = -1;
-  long step = -1;
-  std::string kind;
-};
-
-InjectedFault injected_fault() {
-  InjectedFault fault;
-  const char* text = std::getenv("MERIDIAN_FAULT");
-  if (!text) return fault;
-  std::istringstream in(text);
-  char colon = 0;
-  in >> fault.rank >> colon >> fault.step >> colon;
-  std::getline(in, fault.kind);
-  return fault;
 }
 
 int rank_of(MPI_Comm comm) {

@@ -4,18 +4,17 @@
 #include <hdf5.h>
 #include <mpi.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <new>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "apps/device_binding.hpp"
 #include "apps/driver.hpp"
 #include "apps/exit_codes.hpp"
+#include "apps/finalize.hpp"
 #include "apps/signals.hpp"
 #include "build_info.hpp"
 #include "io/hdf5_file.hpp"
@@ -146,26 +145,6 @@ int dispatch(const Command& command) {
   return app::run(command.options, MPI_COMM_WORLD);
 }
 
-// MPICH 4.0.2 over UCX's TCP transport (ranks on several hosts) hangs at random in MPI_Finalize
-// (../shared/docs/mpi.md; fixed upstream after 4.1.2). Every output is durable and every rank has
-// passed the barrier below when it is called, so a finalize that has not returned after
-// MERIDIAN_FINALIZE_TIMEOUT seconds (default 30; 0 waits for ever) is cut short with the run's code.
-void finalize_within_bounds(int code) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const char* setting = std::getenv("MERIDIAN_FINALIZE_TIMEOUT");
-  const int seconds = setting ? std::atoi(setting) : 30;
-  if (seconds > 0)
-    std::thread([code, seconds] {
-      std::this_thread::sleep_for(std::chrono::seconds(seconds));
-      const std::string line = "meridian: MPI_Finalize did not return within " + std::to_string(seconds) +
-                               " s (a known MPICH 4.0 hang over TCP); exiting with the run's code " +
-                               std::to_string(code) + "\n";
-      std::fwrite(line.data(), 1, line.size(), stderr);
-      std::_Exit(code);
-    }).detach();
-  MPI_Finalize();
-}
-
 // One write per message, so that the lines of ranks failing together do not interleave.
 void report_failure(int rank, const char* what, const char* message) {
   const std::string line = "meridian: rank " + std::to_string(rank) + ": " + what + ": " + message + "\n";
@@ -187,15 +166,13 @@ int main(int argc, char** argv) {
     command = parse(argc, argv);
   } catch (const UsageError& e) {
     if (rank == 0) std::cerr << "meridian: " << e.what() << "\n" << usage;
-    MPI_Finalize();
-    return app::input_error;
+    app::finalize_and_exit(app::input_error);
   }
   if (command.verb == "help" || command.verb == "version") {
     if (rank == 0 && command.verb == "help") std::cout << usage;
     if (rank == 0 && command.verb == "version")
       std::cout << "meridian " << meridian::build::version << " (" << meridian::build::git_hash << ")\n";
-    MPI_Finalize();
-    return app::success;
+    app::finalize_and_exit(app::success);
   }
   int code = app::success;
   bool abort_job = false;
@@ -233,6 +210,5 @@ int main(int argc, char** argv) {
   }
   // An error on one rank may leave the others waiting in a collective: end the whole job now.
   if (abort_job) MPI_Abort(MPI_COMM_WORLD, code);
-  finalize_within_bounds(code);
-  return code;
+  app::finalize_and_exit(code);
 }

@@ -52,3 +52,15 @@ else
      "$deck" --set mesh.nx=1536 --set mesh.ny=1536 --set run.end_time=0.001 --output "$full/run")
   [ ! -e "$full/run/fields_00000.h5" ] || fail "a half-written output has the real name"
 fi
+
+# A rank that never gets out of the job's end (MPI finalization stuck, as MPICH 4.0.2 does over
+# TCP) is ended by the watchdog with the run's own code, 0 here, logged, on every rank.
+start=$SECONDS
+code=0
+MERIDIAN_FAULT=1:0:hang_in_finalize MERIDIAN_FINALIZE_TIMEOUT=2 timeout 30 "$MPIEXEC" -n 2 "$MERIDIAN" run "$deck" \
+  --set mesh.nx=32 --set mesh.ny=32 --set run.end_time=0.05 --output "$work/stuck" > "$work/stuck.log" 2>&1 || code=$?
+[ "$code" -eq 0 ] || { cat "$work/stuck.log"; fail "a stuck finalization exited $code, not the run's 0"; }
+[ $((SECONDS - start)) -le 10 ] || fail "a stuck finalization took $((SECONDS - start)) s to end"
+grep -q "did not end within 2 s of its last output .*exiting with the run's code 0" "$work/stuck.log" \
+  || fail "the watchdog did not say why it ended the job: $(cat "$work/stuck.log")"
+echo "stuck finalization: exit 0 after $((SECONDS - start)) s"

@@ -1,0 +1,79 @@
+#include "apps/finalize.hpp"
+
+#include "apps/injected_fault.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+
+namespace meridian::app {
+namespace {
+
+// MPICH's version string names its version and device: "MPICH Version:\t4.0.2 ... ch4:ucx".
+bool mpich_ucx_with_finalize_hang() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  const std::string library(text, static_cast<std::size_t>(length));
+  const std::string tag = "MPICH Version:";
+  const auto at = library.find(tag);
+  if (at == std::string::npos || library.find("ch4:ucx") == std::string::npos) return false;
+  int major = 0, minor = 0, patch = 0;
+  if (std::sscanf(library.c_str() + at + tag.size(), " %d.%d.%d", &major, &minor, &patch) < 2) return false;
+  return major == 4 && (minor == 0 || (minor == 1 && patch <= 2));
+}
+
+int hosts_of_job() {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_rank = 0;
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_free(&node);
+  int leader = node_rank == 0 ? 1 : 0, hosts = 0;
+  MPI_Allreduce(&leader, &hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  return hosts;
+}
+
+void start_watchdog(int code) {
+  const char* setting = std::getenv("MERIDIAN_FINALIZE_TIMEOUT");
+  const int seconds = setting ? std::atoi(setting) : 30;
+  if (seconds <= 0) return;
+  std::thread([code, seconds] {
+    std::this_thread::sleep_for(std::chrono::seconds(seconds));
+    const std::string line = "meridian: the job did not end within " + std::to_string(seconds) +
+                             " s of its last output (MPI finalization stuck); exiting with the run's code " +
+                             std::to_string(code) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::_Exit(code);
+  }).detach();
+}
+
+}  // namespace
+
+bool finalize_hangs_here() { return hosts_of_job() > 1 && mpich_ucx_with_finalize_hang(); }
+
+void finalize_and_exit(int code) {
+  const bool skip = finalize_hangs_here();
+  start_watchdog(code);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const InjectedFault fault = injected_fault();
+  if (fault.kind == "hang_in_finalize" && fault.rank == rank)
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (skip) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  MPI_Finalize();
+  std::exit(code);
+}
+
+}  // namespace meridian::app
