@@ -131,7 +131,8 @@ class Run {
   void start_fresh();
   void restart_from(const std::string& which);
   void restore_checkpoint(const std::string& path);
-  void record_diagnostics();
+  // `at_output`: the record of an output time (or the start or end), with every diagnostic.
+  void record_diagnostics(bool at_output);
   void write_output();
   void write_diagnostics_file(const RunSummary* summary = nullptr);
   std::string write_checkpoint();
@@ -235,11 +236,12 @@ bool Run::at_end() const {
   return state_.time >= end_time_ || solver_->finished() || (max_steps > 0 && state_.step >= max_steps);
 }
 
-void Run::record_diagnostics() {
+void Run::record_diagnostics(bool at_output) {
   timing::ScopedTimer timer("diagnostics");
   std::vector<std::string> names{"time", "step"}, units{"time", "steps"};
   std::vector<double> values{state_.time, static_cast<double>(state_.step)};
-  for (const auto& d : solver_->diagnostics(state_.time)) {
+  const auto scalars = at_output ? solver_->diagnostics(state_.time) : solver_->diagnostics_between_outputs(state_.time);
+  for (const auto& d : scalars) {
     if (d.must_be_finite && !std::isfinite(d.value)) {
       write_output();
       std::ostringstream msg;
@@ -332,7 +334,7 @@ std::string Run::write_checkpoint() {
 }
 
 void Run::start_fresh() {
-  record_diagnostics();
+  record_diagnostics(true);
   write_output();
 }
 
@@ -529,7 +531,7 @@ int Run::execute() {
     const bool output_now = lands && (output_interval_ > 0 || state_.time >= end_time_);
     // A stop at max_steps or by signal records and writes nothing extra, so a run continued from
     // its checkpoint produces exactly the files of an uninterrupted run.
-    if (state_.step % diagnostics_every == 0 || output_now) record_diagnostics();
+    if (state_.step % diagnostics_every == 0 || output_now) record_diagnostics(output_now);
     if (output_now) write_output();
     if (state_.step % progress_every == 0 || at_end()) print_progress(dt, step_seconds, shortened);
     // Stop and wall-clock requests are agreed on by all ranks, so every rank checkpoints together.
@@ -546,7 +548,7 @@ int Run::execute() {
   if (solver_->finished() && state_.output_times.back() != state_.time) {
     // A solver done before the end time (a standard error reached) gets its final record and
     // output, unless the step's cadence has just recorded it.
-    if (state_.step % diagnostics_every != 0) record_diagnostics();
+    if (state_.step % diagnostics_every != 0) record_diagnostics(true);
     write_output();
   }
   if (checkpoint_step != state_.step) checkpoint = write_checkpoint();

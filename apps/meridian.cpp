@@ -94,6 +94,7 @@ void print_info() {
   H5get_libversion(&major, &minor, &release);
   std::cout << "Meridian " << meridian::build::version << " (" << meridian::build::git_hash << "), "
             << meridian::build::description << "\n"
+            << "Flags    " << meridian::build::flags << "\n"
             << "Kokkos   " << KOKKOS_VERSION / 10000 << "." << KOKKOS_VERSION / 100 % 100 << "." << KOKKOS_VERSION % 100
             << ", default execution space " << Kokkos::DefaultExecutionSpace::name() << "\n"
             << "MPI      " << std::string(mpi_version, length).substr(0, std::string(mpi_version, length).find('\n'))

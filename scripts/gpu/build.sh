@@ -5,6 +5,8 @@
 # It configures with the install's nvcc_wrapper as the C++ compiler (MPI through MPI::MPI_CXX, never
 # nvcc_wrapper behind mpicxx), builds everything (library, meridian, tests, benchmarks) and fails on a
 # warning from the project's own files. Environment: CMAKE_ARGS adds configure options; JOBS the build jobs.
+# The host code targets x86-64-v3 (AVX2), not this machine's CPU: the bundle runs on the GPU machine's
+# host (CMAKE_ARGS=-DMERIDIAN_ARCH=... to change it).
 set -euo pipefail
 if [ $# -lt 1 ] || [ ! -d "$1" ]; then
   echo "usage: $0 KOKKOS_PREFIX [BUILD_DIR]   (a Kokkos 4 install with Kokkos_ENABLE_CUDA)" >&2
@@ -22,7 +24,7 @@ fi
 if ! command -v nvcc > /dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
 # shellcheck disable=SC2086
 cmake -S "$source_dir" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$prefix" \
-      -DCMAKE_CXX_COMPILER="$wrapper" ${CMAKE_ARGS:-}
+      -DCMAKE_CXX_COMPILER="$wrapper" -DMERIDIAN_ARCH=x86-64-v3 ${CMAKE_ARGS:-}
 log=$build_dir/build.log
 cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" 2>&1 | tee "$log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1

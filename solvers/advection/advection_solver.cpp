@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "mesh/reductions.hpp"
+#include "solvers/advection/tracer_statistics.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/memory_budget.hpp"
 #include "solvers/common/team_shape.hpp"
@@ -112,27 +113,33 @@ double max_courant_rate(const Block& b, const std::array<FaceFlux, 3>& flux, dou
   return local;
 }
 
-// Cell averages of the tracers carried back along the wind to time 0 (Gauss-Legendre quadrature).
+// The cell average of a shape carried back along the wind to time 0, by Gauss-Legendre quadrature
+// over the cell whose lower corner is (x0, y0, z0).
+KOKKOS_INLINE_FUNCTION double cell_average(const Shape& shape, const Wind& wind, double time, double x0, double y0,
+                                           double z0, const Placement& at, int z_points) {
+  double sum = 0;
+  for (int pz = 0; pz < z_points; ++pz)
+    for (int py = 0; py < GaussRule::points; ++py)
+      for (int px = 0; px < GaussRule::points; ++px) {
+        double x = x0 + (0.5 + GaussRule::node(px)) * at.dx;
+        double y = y0 + (0.5 + GaussRule::node(py)) * at.dy;
+        double z = z0 + (0.5 + (z_points > 1 ? GaussRule::node(pz) : 0.0)) * at.dz;
+        if (!wind.departure(time, x, y, z)) continue;
+        const double wz = z_points > 1 ? GaussRule::weight(pz) : 1.0;
+        sum += wz * GaussRule::weight(py) * GaussRule::weight(px) * shape(x, y, z);
+      }
+  return sum;
+}
+
+// Cell averages of the tracers carried back along the wind to time 0.
 void cell_averages(const Block& b, const Placement& at, const Wind& wind, const Kokkos::View<const Shape*>& shapes,
                    double time, const Field& target) {
-  const long ox = at.ox, oy = at.oy, oz = at.oz;
-  const double dx = at.dx, dy = at.dy, dz = at.dz;
   const int z_points = b.three_d ? GaussRule::points : 1;
   Kokkos::parallel_for(
       "advection::cell_averages", interior_policy(b, b.components),
       KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
-        double sum = 0;
-        for (int pz = 0; pz < z_points; ++pz)
-          for (int py = 0; py < GaussRule::points; ++py)
-            for (int px = 0; px < GaussRule::points; ++px) {
-              double x = (ox + i + 0.5 + GaussRule::node(px)) * dx;
-              double y = (oy + j + 0.5 + GaussRule::node(py)) * dy;
-              double z = (oz + k + 0.5 + (z_points > 1 ? GaussRule::node(pz) : 0.0)) * dz;
-              if (!wind.departure(time, x, y, z)) continue;
-              const double wz = z_points > 1 ? GaussRule::weight(pz) : 1.0;
-              sum += wz * GaussRule::weight(py) * GaussRule::weight(px) * shapes(c)(x, y, z);
-            }
-        target(c, k, j, i) = sum;
+        target(c, k, j, i) = cell_average(shapes(c), wind, time, (at.ox + i) * at.dx, (at.oy + j) * at.dy,
+                                          (at.oz + k) * at.dz, at, z_points);
       });
 }
 
@@ -199,7 +206,7 @@ Settings settings_of(const io::Deck& deck, const mesh::GridSpec& grid) {
 }  // namespace
 
 namespace {
-// Bytes a rank needs: per tracer the state, two stage buffers and the exact solution (and with FCT
+// Bytes a rank needs: per tracer the state and two stage buffers (and with FCT
 // the low-order state, two limiter ratios and three antidiffusive fluxes), three face fluxes, and
 // the host copy of the tracers an output stages. Halos add a few per cent, left out.
 void require_memory(const io::Deck& deck, const mesh::GridSpec& grid, const Settings& s, MPI_Comm comm) {
@@ -209,7 +216,7 @@ void require_memory(const io::Deck& deck, const mesh::GridSpec& grid, const Sett
       {static_cast<std::uint64_t>(grid.cells[0]), static_cast<std::uint64_t>(grid.cells[1]),
        static_cast<std::uint64_t>(grid.cells[2])});
   const std::uint64_t local = cells == UINT64_MAX ? cells : (cells + ranks - 1) / ranks;
-  const std::uint64_t per_tracer = s.limiter ? 4 + 6 + 1 : 4 + 1;
+  const std::uint64_t per_tracer = s.limiter ? 3 + 6 + 1 : 3 + 1;
   const std::uint64_t fields = solvers::saturating_sum(solvers::saturating_product({per_tracer, s.tracers.size()}), 3);
   solvers::require_memory(deck, "mesh", "nx", solvers::saturating_product({local, fields, sizeof(double)}),
                           "the tracer fields, stage buffers and face fluxes", comm);
@@ -255,7 +262,6 @@ AdvectionSolver::AdvectionSolver(const mesh::GridSpec& grid, Settings settings, 
   q_ = mesh::make_field(decomp_, components_, "advection::q");
   stage_a_ = mesh::make_field(decomp_, components_, "advection::stage_a");
   stage_b_ = mesh::make_field(decomp_, components_, "advection::stage_b");
-  exact_ = mesh::make_field(decomp_, components_, "advection::exact");
   if (settings_.limiter) {
     low_order_ = mesh::make_field(decomp_, components_, "advection::low_order");
     limiter_ratio_ = mesh::make_field(decomp_, 2 * components_, "advection::limiter_ratio");
@@ -488,63 +494,77 @@ void AdvectionSolver::step(double time, double dt) {
 }
 
 namespace {
-using CellPolicy = Kokkos::MDRangePolicy<Kokkos::Rank<3>>;
-
-template <class CellValue>
-double local_sum(const CellPolicy& policy, const CellValue& value) {
-  double sum = 0;
+// One pass over tracer c's cells (tracer_statistics.hpp), the exact cell averages computed on the
+// way when `exact_known`.
+TracerStatistics tracer_statistics(const Block& b, const Placement& at, const Wind& wind,
+                                   const Kokkos::View<const Shape*>& shapes, double time, bool exact_known,
+                                   const Field& q, int c) {
+  const int z_points = b.three_d ? GaussRule::points : 1;
+  TracerStatistics result;
   Kokkos::parallel_reduce(
-      "advection::sum", policy, KOKKOS_LAMBDA(const int k, const int j, const int i, double& s) { s += value(k, j, i); },
-      sum);
-  return sum;
-}
-
-template <class CellValue>
-double local_max(const CellPolicy& policy, const CellValue& value) {
-  double largest = 0;
-  Kokkos::parallel_reduce(
-      "advection::max", policy,
-      KOKKOS_LAMBDA(const int k, const int j, const int i, double& m) { m = max_of(m, value(k, j, i)); },
-      Kokkos::Max<double>(largest));
-  return largest;
+      "advection::statistics",
+      Kokkos::MDRangePolicy<Kokkos::Rank<3>>({b.hz, b.hy, b.hx}, {b.hz + b.nz, b.hy + b.ny, b.hx + b.nx}),
+      KOKKOS_LAMBDA(const int k, const int j, const int i, TracerStatistics& s) {
+        const double value = q(c, k, j, i);
+        s.sum[TracerStatistics::mass] += value;
+        s.max[TracerStatistics::high] = max_of(s.max[TracerStatistics::high], value);
+        s.max[TracerStatistics::negative_low] = max_of(s.max[TracerStatistics::negative_low], -value);
+        if (!exact_known) return;
+        const double exact = cell_average(shapes(c), wind, time, (at.ox + i) * at.dx, (at.oy + j) * at.dy,
+                                          (at.oz + k) * at.dz, at, z_points);
+        const double error = km::fabs(value - exact), size = km::fabs(exact);
+        s.sum[TracerStatistics::error1] += error;
+        s.sum[TracerStatistics::size1] += size;
+        s.sum[TracerStatistics::error2] += error * error;
+        s.sum[TracerStatistics::size2] += size * size;
+        s.max[TracerStatistics::error_max] = max_of(s.max[TracerStatistics::error_max], error);
+        s.max[TracerStatistics::size_max] = max_of(s.max[TracerStatistics::size_max], size);
+      },
+      TracerStatisticsReducer(result));
+  return result;
 }
 }  // namespace
 
-std::vector<solvers::Scalar> AdvectionSolver::diagnostics(double time) {
+std::vector<solvers::Scalar> AdvectionSolver::diagnostics(double time) { return tracer_diagnostics(time, true); }
+
+std::vector<solvers::Scalar> AdvectionSolver::diagnostics_between_outputs(double time) {
+  return tracer_diagnostics(time, false);
+}
+
+std::vector<solvers::Scalar> AdvectionSolver::tracer_diagnostics(double time, bool with_errors) {
   const Block b = block_of(decomp_, components_);
-  const MPI_Comm comm = decomp_.comm();
-  const bool exact_known = settings_.wind.exact_known(time);
-  if (exact_known) fill_cell_averages(exact_, time);
-  const CellPolicy policy({b.hz, b.hy, b.hx}, {b.hz + b.nz, b.hy + b.ny, b.hx + b.nx});
-  std::vector<solvers::Scalar> out;
+  const bool exact_known = with_errors && settings_.wind.exact_known(time);
+  // Every tracer's sums and maxima in two messages, whatever the number of tracers.
+  std::vector<double> sums, maxima;
   for (int c = 0; c < components_; ++c) {
-    const Field q = q_, exact = exact_;
+    const TracerStatistics s = tracer_statistics(b, placement_of(decomp_, b, spacing_), settings_.wind, shapes_, time,
+                                                 exact_known, q_, c);
+    sums.insert(sums.end(), s.sum, s.sum + TracerStatistics::sums);
+    maxima.insert(maxima.end(), s.max, s.max + TracerStatistics::maxima);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, decomp_.comm());
+  MPI_Allreduce(MPI_IN_PLACE, maxima.data(), static_cast<int>(maxima.size()), MPI_DOUBLE, MPI_MAX, decomp_.comm());
+  std::vector<solvers::Scalar> out;
+  const char* normalised = "1 (normalised by the exact solution's norm)";
+  const double unknown = std::nan("");
+  for (int c = 0; c < components_; ++c) {
+    const double* sum = &sums[c * TracerStatistics::sums];
+    const double* max = &maxima[c * TracerStatistics::maxima];
     const std::string& name = settings_.tracers[c].name;
-    const double mass = local_sum(policy, KOKKOS_LAMBDA(int k, int j, int i) { return q(c, k, j, i); });
-    const double high = local_max(policy, KOKKOS_LAMBDA(int k, int j, int i) { return q(c, k, j, i); });
-    const double low = -local_max(policy, KOKKOS_LAMBDA(int k, int j, int i) { return -q(c, k, j, i); });
     // Tracers are mixing ratios (pure numbers) on the unit box.
-    out.push_back({name + "_mass", mesh::global_sum(mass, comm) * cell_volume_, true, b.three_d ? "length^3" : "length^2"});
-    out.push_back({name + "_min", mesh::global_min(low, comm), true, "1"});
-    out.push_back({name + "_max", mesh::global_max(high, comm), true, "1"});
-    // Normalised error norms as in Williamson et al. (1992); NaN while the exact solution is unknown.
-    double l1 = std::nan(""), l2 = std::nan(""), linf = std::nan("");
-    if (exact_known) {
-      const auto error = KOKKOS_LAMBDA(int k, int j, int i) { return km::fabs(q(c, k, j, i) - exact(c, k, j, i)); };
-      const auto size = KOKKOS_LAMBDA(int k, int j, int i) { return km::fabs(exact(c, k, j, i)); };
-      const auto error2 = KOKKOS_LAMBDA(int k, int j, int i) {
-        const double d = q(c, k, j, i) - exact(c, k, j, i);
-        return d * d;
-      };
-      const auto size2 = KOKKOS_LAMBDA(int k, int j, int i) { return exact(c, k, j, i) * exact(c, k, j, i); };
-      l1 = mesh::global_sum(local_sum(policy, error), comm) / mesh::global_sum(local_sum(policy, size), comm);
-      l2 = std::sqrt(mesh::global_sum(local_sum(policy, error2), comm) /
-                     mesh::global_sum(local_sum(policy, size2), comm));
-      linf = mesh::global_max(local_max(policy, error), comm) / mesh::global_max(local_max(policy, size), comm);
-    }
-    out.push_back({name + "_l1_error", l1, false, "1 (normalised by the exact solution's norm)"});
-    out.push_back({name + "_l2_error", l2, false, "1 (normalised by the exact solution's norm)"});
-    out.push_back({name + "_linf_error", linf, false, "1 (normalised by the exact solution's norm)"});
+    out.push_back({name + "_mass", sum[TracerStatistics::mass] * cell_volume_, true, b.three_d ? "length^3" : "length^2"});
+    out.push_back({name + "_min", -max[TracerStatistics::negative_low], true, "1"});
+    out.push_back({name + "_max", max[TracerStatistics::high], true, "1"});
+    // Normalised error norms as in Williamson et al. (1992); NaN while the exact solution is unknown,
+    // and between output times.
+    out.push_back({name + "_l1_error", exact_known ? sum[TracerStatistics::error1] / sum[TracerStatistics::size1] : unknown,
+                   false, normalised});
+    out.push_back({name + "_l2_error",
+                   exact_known ? std::sqrt(sum[TracerStatistics::error2] / sum[TracerStatistics::size2]) : unknown,
+                   false, normalised});
+    out.push_back({name + "_linf_error",
+                   exact_known ? max[TracerStatistics::error_max] / max[TracerStatistics::size_max] : unknown, false,
+                   normalised});
   }
   return out;
 }

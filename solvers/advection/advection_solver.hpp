@@ -44,6 +44,7 @@ class AdvectionSolver final : public solvers::Solver {
   double stable_dt(double time) override;
   void step(double time, double dt) override;
   std::vector<solvers::Scalar> diagnostics(double time) override;
+  std::vector<solvers::Scalar> diagnostics_between_outputs(double time) override;
   std::vector<solvers::Scalar> progress(double dt) const override;
   double work_per_step() const override;
   std::string work_unit() const override { return "cell-updates"; }
@@ -57,6 +58,8 @@ class AdvectionSolver final : public solvers::Solver {
   const mesh::Field& tracers() const { return q_; }
 
  private:
+  // Mass, extremes and, when `with_errors` and the exact solution is known, the error norms.
+  std::vector<solvers::Scalar> tracer_diagnostics(double time, bool with_errors);
   void compute_face_fluxes();
   void compute_max_courant_rate();
   void fill_cell_averages(const mesh::Field& target, double time) const;
@@ -76,7 +79,7 @@ class AdvectionSolver final : public solvers::Solver {
   double max_courant_rate_ = 0;  // max over cells of sum over axes |u|/h, at g = 1
   double last_g_ = 1;
   mesh::Field q_, stage_a_, stage_b_;               // state and RK stage values
-  mesh::Field low_order_, limiter_ratio_, exact_;   // FCT and error-norm scratch
+  mesh::Field low_order_, limiter_ratio_;          // FCT scratch
   Kokkos::View<const Shape*> shapes_;              // the tracers' initial shapes, on the device
   mesh::Field::HostMirror q_host_;                 // staging for output and checkpoints (GPU builds)
   std::vector<io::HostDataset> staged_;            // the tracers' interiors as written, made once
