@@ -341,16 +341,41 @@ void rk_stage_rows(const Block& b, const StageInputs& s) {
           const long z_stride = plane;  // captured here: nvcc refuses a first capture inside if constexpr
           const int y_low = open.from_boundary(1, j), y_high = open.from_boundary(1, j + 1);
           const int z_low = open.from_boundary(2, k), z_high = open.from_boundary(2, k + 1);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b.hx, b.hx + b.nx), [&](const int i) {
-            double divergence = upwind_flux(q + i + 1, 1, g * flux_x[i + 1], open.from_boundary(0, i + 1)) -
-                                upwind_flux(q + i, 1, g * flux_x[i], open.from_boundary(0, i)) +
-                                upwind_flux(q + i + row, row, g * flux_y_up[i], y_high) -
-                                upwind_flux(q + i, row, g * flux_y[i], y_low);
+          // The faces' distances from an open boundary come in as arguments: passed as the constant
+          // OpenFaces::interior they select the 5th-order flux at compile time, and the lower orders'
+          // arithmetic is gone from the loop (computing every order in every cell halved the speed).
+          const auto update = [&](const int i, const int x_low, const int x_high, const int y_lo, const int y_hi,
+                                  const int z_lo, const int z_hi) {
+            double divergence = upwind_flux(q + i + 1, 1, g * flux_x[i + 1], x_high) -
+                                upwind_flux(q + i, 1, g * flux_x[i], x_low) +
+                                upwind_flux(q + i + row, row, g * flux_y_up[i], y_hi) -
+                                upwind_flux(q + i, row, g * flux_y[i], y_lo);
             if constexpr (ThreeD)
-              divergence += upwind_flux(q + i + z_stride, z_stride, g * flux_z_up[i], z_high) -
-                            upwind_flux(q + i, z_stride, g * flux_z[i], z_low);
+              divergence += upwind_flux(q + i + z_stride, z_stride, g * flux_z_up[i], z_hi) -
+                            upwind_flux(q + i, z_stride, g * flux_z[i], z_lo);
             next[i] = old[i] - scale * divergence;
+          };
+          constexpr int full = OpenFaces::interior;
+          const int first = b.hx, last = b.hx + b.nx;
+          const bool row_inside = y_low == full && y_high == full && (!ThreeD || (z_low == full && z_high == full));
+          if (!row_inside) {
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first, last), [&](const int i) {
+              update(i, open.from_boundary(0, i), open.from_boundary(0, i + 1), y_low, y_high, z_low, z_high);
+            });
+            return;
+          }
+          // In a row away from the y and z boundaries only the three cells at each end can have a face
+          // near an open x boundary.
+          const int inner_begin = first + 3 < last ? first + 3 : last;
+          const int inner_end = last - 3 > inner_begin ? last - 3 : inner_begin;
+          const auto near_x_boundary = [&](const int i) {
+            update(i, open.from_boundary(0, i), open.from_boundary(0, i + 1), full, full, full, full);
+          };
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first, inner_begin), near_x_boundary);
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, inner_begin, inner_end), [&](const int i) {
+            update(i, full, full, full, full, full, full);
           });
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, inner_end, last), near_x_boundary);
         });
       });
 }
