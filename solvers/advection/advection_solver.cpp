@@ -364,10 +364,12 @@ void rk_stage_rows(const Block& b, const StageInputs& s) {
             });
             return;
           }
-          // In a row away from the y and z boundaries only the three cells at each end can have a face
-          // near an open x boundary.
-          const int inner_begin = first + 3 < last ? first + 3 : last;
-          const int inner_end = last - 3 > inner_begin ? last - 3 : inner_begin;
+          // In a row away from the y and z boundaries only the three cells next to an open x boundary
+          // have a face near it. Which loop takes a cell depends on where it lies in the whole grid,
+          // not on the decomposition (every rank holds at least a halo's width of cells), so the
+          // bits are the same on any number of ranks.
+          const int inner_begin = open.lower[0] >= 0 ? (first + 3 < last ? first + 3 : last) : first;
+          const int inner_end = open.upper[0] >= 0 ? (last - 3 > inner_begin ? last - 3 : inner_begin) : last;
           const auto near_x_boundary = [&](const int i) {
             update(i, open.from_boundary(0, i), open.from_boundary(0, i + 1), full, full, full, full);
           };
