@@ -317,6 +317,31 @@ struct StageInputs {
 // vectorises (a TeamVectorRange there strides by the team size and does not); on the GPU 8 rows to
 // a team, a warp per row. Row pointers keep the addresses simple; the dimension is a template
 // parameter so the 2-D kernel carries no z branch.
+// One row of cells of a stage: where its values, its old state, its output and its faces' volume
+// fluxes start. The faces' distances from an open boundary come in as arguments: passed as the
+// constant OpenFaces::interior they select the 5th-order flux at compile time, and the lower
+// orders' arithmetic leaves the loop (computing every order in every cell had halved the speed).
+template <bool ThreeD>
+struct RowOfCells {
+  const double *q, *old;
+  double* next;
+  const double *flux_x, *flux_y, *flux_y_up, *flux_z, *flux_z_up;
+  long row, plane;
+  double g, scale;
+
+  KOKKOS_FORCEINLINE_FUNCTION void update(int i, int x_low, int x_high, int y_low, int y_high, int z_low,
+                                          int z_high) const {
+    double divergence = upwind_flux(q + i + 1, 1, g * flux_x[i + 1], x_high) -
+                        upwind_flux(q + i, 1, g * flux_x[i], x_low) +
+                        upwind_flux(q + i + row, row, g * flux_y_up[i], y_high) -
+                        upwind_flux(q + i, row, g * flux_y[i], y_low);
+    if constexpr (ThreeD)
+      divergence += upwind_flux(q + i + plane, plane, g * flux_z_up[i], z_high) -
+                    upwind_flux(q + i, plane, g * flux_z[i], z_low);
+    next[i] = old[i] - scale * divergence;
+  }
+};
+
 template <bool ThreeD>
 void rk_stage_rows(const Block& b, const StageInputs& s) {
   const Field out = s.out, in = s.in, base = s.base;
@@ -333,34 +358,17 @@ void rk_stage_rows(const Block& b, const StageInputs& s) {
           const int r = team.league_rank() * rows_per_team + t;
           if (r >= rows) return;
           const int c = r / (b.nz * b.ny), k = b.hz + (r / b.ny) % b.nz, j = b.hy + r % b.ny;
-          const double* q = &in(c, k, j, 0);
-          const double* old = &base(c, k, j, 0);
-          double* next = &out(c, k, j, 0);
-          const double *flux_x = &fx(k, j, 0), *flux_y = &fy(k, j, 0), *flux_y_up = &fy(k, j + 1, 0);
-          const double *flux_z = &fz(k, j, 0), *flux_z_up = &fz(k + 1, j, 0);
-          const long z_stride = plane;  // captured here: nvcc refuses a first capture inside if constexpr
+          const RowOfCells<ThreeD> cells{&in(c, k, j, 0), &base(c, k, j, 0), &out(c, k, j, 0), &fx(k, j, 0),
+                                          &fy(k, j, 0), &fy(k, j + 1, 0), &fz(k, j, 0), &fz(k + 1, j, 0),
+                                          row, plane, g, scale};
           const int y_low = open.from_boundary(1, j), y_high = open.from_boundary(1, j + 1);
           const int z_low = open.from_boundary(2, k), z_high = open.from_boundary(2, k + 1);
-          // The faces' distances from an open boundary come in as arguments: passed as the constant
-          // OpenFaces::interior they select the 5th-order flux at compile time, and the lower orders'
-          // arithmetic is gone from the loop (computing every order in every cell halved the speed).
-          const auto update = [&](const int i, const int x_low, const int x_high, const int y_lo, const int y_hi,
-                                  const int z_lo, const int z_hi) {
-            double divergence = upwind_flux(q + i + 1, 1, g * flux_x[i + 1], x_high) -
-                                upwind_flux(q + i, 1, g * flux_x[i], x_low) +
-                                upwind_flux(q + i + row, row, g * flux_y_up[i], y_hi) -
-                                upwind_flux(q + i, row, g * flux_y[i], y_lo);
-            if constexpr (ThreeD)
-              divergence += upwind_flux(q + i + z_stride, z_stride, g * flux_z_up[i], z_hi) -
-                            upwind_flux(q + i, z_stride, g * flux_z[i], z_lo);
-            next[i] = old[i] - scale * divergence;
-          };
           constexpr int full = OpenFaces::interior;
           const int first = b.hx, last = b.hx + b.nx;
           const bool row_inside = y_low == full && y_high == full && (!ThreeD || (z_low == full && z_high == full));
           if (!row_inside) {
             Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first, last), [&](const int i) {
-              update(i, open.from_boundary(0, i), open.from_boundary(0, i + 1), y_low, y_high, z_low, z_high);
+              cells.update(i, open.from_boundary(0, i), open.from_boundary(0, i + 1), y_low, y_high, z_low, z_high);
             });
             return;
           }
@@ -371,11 +379,11 @@ void rk_stage_rows(const Block& b, const StageInputs& s) {
           const int inner_begin = open.lower[0] >= 0 ? (first + 3 < last ? first + 3 : last) : first;
           const int inner_end = open.upper[0] >= 0 ? (last - 3 > inner_begin ? last - 3 : inner_begin) : last;
           const auto near_x_boundary = [&](const int i) {
-            update(i, open.from_boundary(0, i), open.from_boundary(0, i + 1), full, full, full, full);
+            cells.update(i, open.from_boundary(0, i), open.from_boundary(0, i + 1), full, full, full, full);
           };
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first, inner_begin), near_x_boundary);
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, inner_begin, inner_end), [&](const int i) {
-            update(i, full, full, full, full, full, full);
+            cells.update(i, full, full, full, full, full, full);
           });
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, inner_end, last), near_x_boundary);
         });

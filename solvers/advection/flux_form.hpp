@@ -15,7 +15,7 @@ using FaceFlux = Kokkos::View<double***, mesh::Layout>;  // volume flux through 
 // face in, and 1st-order upwind on the boundary face itself (from a zero halo, so nothing flows in).
 // `from_boundary` is the face's distance in faces from the nearest open boundary face (OpenFaces).
 // A pointer and a stride serve every direction (1 along x, a row along y, a plane along z).
-KOKKOS_INLINE_FUNCTION double upwind_flux(const double* above, long stride, double flux, int from_boundary) {
+KOKKOS_FORCEINLINE_FUNCTION double upwind_flux(const double* above, long stride, double flux, int from_boundary) {
   // Every order is computed and the result selected arithmetically, without a branch, so the loop
   // over the contiguous index vectorises (the halo is wide enough for every load).
   const double q0 = above[0], qm1 = above[-stride], q1 = above[stride], qm2 = above[-2 * stride];
