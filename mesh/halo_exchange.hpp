@@ -1,6 +1,7 @@
 #pragma once
 // Halo exchange for fields on a Cartesian decomposition. Axes are exchanged one after the other;
-// each axis sends one message per neighbour, packed by Kokkos kernels into a contiguous buffer.
+// each axis sends one message per neighbour, packed by Kokkos kernels into a contiguous buffer; a
+// periodic axis this rank holds whole is filled by a copy within the field, without a message.
 // When corners are asked for, the later axes carry the halos the earlier ones filled, which fills
 // edge and corner halos without diagonal messages. Buffers are made once, at construction; MPI
 // takes them directly (CUDA-aware MPI) or through pinned host copies of the bytes sent.
