@@ -65,11 +65,15 @@ void finalize_and_exit(int code) {
   const InjectedFault fault = injected_fault();
   if (fault.kind == "hang_in_finalize" && fault.rank == rank)
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
   MPI_Barrier(MPI_COMM_WORLD);
   if (skip) {
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
+    // Ranks leave the barrier at slightly different times; one still inside it when a peer's
+    // sockets close can fail (1 run in about 15 under load exited 1). A second outside MPI lets
+    // every rank out before any exits.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
     std::_Exit(code);
   }
   MPI_Finalize();
