@@ -4,11 +4,13 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "apps/device_binding.hpp"
@@ -210,6 +212,12 @@ int main(int argc, char** argv) {
     }
   }
   // An error on one rank may leave the others waiting in a collective: end the whole job now.
-  if (abort_job) MPI_Abort(MPI_COMM_WORLD, code);
+  if (abort_job) {
+    // mpiexec forwards each rank's stderr from a pipe and stops reading when it kills the job: under
+    // load the line just written was lost (CI saw exit 1 with no message). A moment for the launcher
+    // to read it costs a failing job 0.2 s.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    MPI_Abort(MPI_COMM_WORLD, code);
+  }
   app::finalize_and_exit(code);
 }
