@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "mesh/node_layout.hpp"
+
 #if defined(KOKKOS_ENABLE_CUDA) && defined(MERIDIAN_HAVE_CUFFT)
 #include "solvers/common/fft/cufft_batch.hpp"
 #endif
@@ -25,11 +27,7 @@ int cores_given() {
 }  // namespace
 
 std::string oversubscription_warning(MPI_Comm world) {
-  MPI_Comm node;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local_ranks = 1;
-  MPI_Comm_size(node, &local_ranks);
-  MPI_Comm_free(&node);
+  const int local_ranks = mesh::node_layout(world).local_ranks;
   const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
   const int online = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   // Per rank: more threads than its own cores; per node: more threads in all than the node has.
@@ -46,18 +44,9 @@ std::string oversubscription_warning(MPI_Comm world) {
   return text.str();
 }
 
-int node_local_rank(MPI_Comm world) {
-  MPI_Comm node;
-  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int rank = 0;
-  MPI_Comm_rank(node, &rank);
-  MPI_Comm_free(&node);
-  return rank;
-}
-
 std::vector<std::string> kokkos_arguments(int argc, char** argv, MPI_Comm world) {
   std::vector<std::string> args(argv, argv + argc);
-  const int local = node_local_rank(world);
+  const int local = mesh::node_layout(world).local_rank;
 #if defined(KOKKOS_ENABLE_CUDA) && defined(MERIDIAN_HAVE_CUFFT)
   bool chosen = std::getenv("KOKKOS_DEVICE_ID") != nullptr;
   for (const auto& a : args) chosen = chosen || a.rfind("--kokkos-device-id", 0) == 0;

@@ -13,9 +13,6 @@ namespace meridian::app {
 // runs on CUDA and nothing was chosen by hand.
 std::vector<std::string> kokkos_arguments(int argc, char** argv, MPI_Comm world);
 
-// This rank's index among the ranks on its node.
-int node_local_rank(MPI_Comm world);
-
 // Host threads per rank times the ranks on a node, against the cores the ranks were given: spinning
 // OpenMP threads on shared cores slow a run many times over. Returns a warning for rank 0 to print
 // (empty when the placement fits). Collective over `world`.

@@ -1,6 +1,7 @@
 #include "apps/finalize.hpp"
 
 #include "apps/injected_fault.hpp"
+#include "mesh/node_layout.hpp"
 
 #include <mpi.h>
 
@@ -28,17 +29,6 @@ bool mpich_ucx_with_finalize_hang() {
   return major == 4 && (minor == 0 || (minor == 1 && patch <= 2));
 }
 
-int hosts_of_job() {
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_rank = 0;
-  MPI_Comm_rank(node, &node_rank);
-  MPI_Comm_free(&node);
-  int leader = node_rank == 0 ? 1 : 0, hosts = 0;
-  MPI_Allreduce(&leader, &hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  return hosts;
-}
-
 void start_watchdog(int code) {
   const char* setting = std::getenv("MERIDIAN_FINALIZE_TIMEOUT");
   const int seconds = setting ? std::atoi(setting) : 30;
@@ -55,7 +45,7 @@ void start_watchdog(int code) {
 
 }  // namespace
 
-bool finalize_hangs_here() { return hosts_of_job() > 1 && mpich_ucx_with_finalize_hang(); }
+bool finalize_hangs_here() { return mesh::node_layout(MPI_COMM_WORLD).nodes > 1 && mpich_ucx_with_finalize_hang(); }
 
 void finalize_and_exit(int code) {
   const bool skip = finalize_hangs_here();

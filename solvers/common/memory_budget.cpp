@@ -7,6 +7,8 @@
 #include <limits>
 #include <sstream>
 
+#include "mesh/node_layout.hpp"
+
 #if defined(KOKKOS_ENABLE_CUDA) && defined(MERIDIAN_HAVE_CUFFT)
 #include "solvers/common/fft/cufft_batch.hpp"
 #endif
@@ -62,11 +64,7 @@ std::uint64_t bytes_available_per_rank(MPI_Comm comm) {
 #else
   std::uint64_t host = std::min({mem_available(), number_in("/sys/fs/cgroup/memory.max"),
                                  number_in("/sys/fs/cgroup/memory/memory.limit_in_bytes")});
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local_ranks = 1;
-  MPI_Comm_size(node, &local_ranks);
-  MPI_Comm_free(&node);
+  const int local_ranks = mesh::node_layout(comm).local_ranks;
   return host == unlimited ? host : host / static_cast<std::uint64_t>(local_ranks);
 #endif
 }

@@ -67,3 +67,21 @@ signal_at_step() {
   signalled_exit=$?
   set -e
 }
+
+# all_readable PATH [PREFIX]: every dataset of every .h5 file at or under PATH reads back whole and,
+# given PREFIX, every file holds a dataset whose name starts with it.
+all_readable() {
+  "$MERIDIAN_PYTHON" - "$1" "${2:-}" <<'PY'
+import h5py, pathlib, sys
+root, prefix = pathlib.Path(sys.argv[1]), sys.argv[2]
+for path in [root] if root.is_file() else sorted(root.rglob("*.h5")):
+    names = []
+    def read(name, item):
+        if isinstance(item, h5py.Dataset):
+            assert item[()] is not None, name
+            names.append(name)
+    with h5py.File(path, "r") as f:
+        f.visititems(read)
+    assert not prefix or any(n.startswith(prefix) for n in names), (str(path), names)
+PY
+}

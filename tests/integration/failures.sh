@@ -22,16 +22,6 @@ for kind in throw io nan; do
     "$deck" --set mesh.nx=64 --set mesh.ny=64 --output "$work/fault-$kind"
 done
 
-# Every .h5 under FOLDER opens and reads whole.
-all_readable() {
-  "$MERIDIAN_PYTHON" - "$1" <<'PY'
-import h5py, pathlib, sys
-for path in pathlib.Path(sys.argv[1]).rglob("*.h5"):
-    with h5py.File(path, "r") as f:
-        f.visititems(lambda name, obj: obj[()] if isinstance(obj, h5py.Dataset) else None)
-PY
-}
-
 full=$work/full
 mkdir -p "$full"
 if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o size=3M tmpfs "$full" 2>/dev/null; then

@@ -42,34 +42,34 @@ i=\${host: -1}
 exec ip netns exec "$tag-\$i" unshare -m bash -c "mount --bind $work/boot_id.\$i /proc/sys/kernel/random/boot_id && exec \$*"
 LAUNCHER
 chmod +x "$work/launcher"
+# across_hosts COMMAND...: three ranks of COMMAND, one on each host.
 across_hosts() {
   timeout 60 "$MPIEXEC" -iface "${tag}br" -launcher rsh -launcher-exec "$work/launcher" \
-    -hosts "$(IFS=,; echo "${hosts[*]}")" -n 3 -genv MERIDIAN_FINALIZE_TIMEOUT 3 "$MERIDIAN" "$@"
+    -hosts "$(IFS=,; echo "${hosts[*]}")" -n 3 -genv MERIDIAN_FINALIZE_TIMEOUT 3 "$@"
 }
-across_hosts --version > /dev/null 2>&1 || fail "mpiexec could not start ranks in the namespaces"
-# The ranks really are apart: three boot_ids, three addresses.
-seen=$(timeout 30 "$MPIEXEC" -iface "${tag}br" -launcher rsh -launcher-exec "$work/launcher" \
-  -hosts "$(IFS=,; echo "${hosts[*]}")" -n 3 bash -c 'cat /proc/sys/kernel/random/boot_id' | sort -u | wc -l)
+across_hosts "$MERIDIAN" --version > /dev/null 2>&1 || fail "mpiexec could not start ranks in the namespaces"
+# The ranks really are apart: three boot_ids.
+seen=$(across_hosts cat /proc/sys/kernel/random/boot_id | sort -u | wc -l)
 [ "$seen" -eq 3 ] || fail "the three ranks saw $seen boot_ids, not 3"
 
 advection=("$SOURCE_DIR/configs/advection/deformational_flow.toml" --set mesh.nx=48 --set mesh.ny=48
            --set run.end_time=0.3 --set run.output_interval=0.15)
 meridian_on 3 run "${advection[@]}" --output "$work/advection_one_host" > "$work/advection_one_host.log"
-across_hosts run "${advection[@]}" --output "$work/advection_hosts" > "$work/advection_hosts.log" 2>&1 \
+across_hosts "$MERIDIAN" run "${advection[@]}" --output "$work/advection_hosts" > "$work/advection_hosts.log" 2>&1 \
   || { cat "$work/advection_hosts.log"; fail "the advection run across hosts failed"; }
 $compare "$work/advection_one_host" "$work/advection_hosts"
 
 finance=("$SOURCE_DIR/configs/finance/portfolio.toml" --set finance.paths=30000 --set finance.steps=12
          --set finance.target_standard_error=0)
 meridian_on 3 run "${finance[@]}" --output "$work/finance_one_host" > "$work/finance_one_host.log"
-across_hosts run "${finance[@]}" --output "$work/finance_hosts" > "$work/finance_hosts.log" 2>&1 \
+across_hosts "$MERIDIAN" run "${finance[@]}" --output "$work/finance_hosts" > "$work/finance_hosts.log" 2>&1 \
   || { cat "$work/finance_hosts.log"; fail "the Monte Carlo run across hosts failed"; }
 $compare "$work/finance_one_host" "$work/finance_hosts"
 
 # Preempted at a checkpoint and continued, both parts across the hosts.
-across_hosts run "${advection[@]}" --set run.max_steps=20 --output "$work/continued" > "$work/first.log" 2>&1 \
+across_hosts "$MERIDIAN" run "${advection[@]}" --set run.max_steps=20 --output "$work/continued" > "$work/first.log" 2>&1 \
   || { cat "$work/first.log"; fail "the first part across hosts failed"; }
-across_hosts run "${advection[@]}" --restart latest --output "$work/continued" > "$work/second.log" 2>&1 \
+across_hosts "$MERIDIAN" run "${advection[@]}" --restart latest --output "$work/continued" > "$work/second.log" 2>&1 \
   || { cat "$work/second.log"; fail "the restart across hosts failed"; }
 grep -q "restarting from" "$work/second.log" || fail "the second part did not restart"
 $compare "$work/advection_one_host" "$work/continued"
