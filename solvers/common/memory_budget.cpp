@@ -17,6 +17,8 @@ namespace meridian::solvers {
 namespace {
 constexpr std::uint64_t unlimited = std::numeric_limits<std::uint64_t>::max();
 
+#if !(defined(KOKKOS_ENABLE_CUDA) && defined(MERIDIAN_HAVE_CUFFT))
+// The host's limits, for builds whose fields live in host memory.
 // A number from the first line of a file ("max" and missing files are unlimited).
 std::uint64_t number_in(const std::string& path) {
   std::ifstream in(path);
@@ -33,6 +35,7 @@ std::uint64_t mem_available() {
     if (name == "MemAvailable:") return kib * 1024;
   return unlimited;
 }
+#endif
 
 std::string gib(std::uint64_t bytes) {
   std::ostringstream out;
