@@ -21,11 +21,6 @@
 
 namespace {
 
-// Host allocations of at least this size are counted. Kokkos builds a std::string for the label of
-// every kernel launch and fence (its API takes const std::string&); those are short. Anything of a
-// field's size or a buffer's is far above it on the grids below (the smallest field is 8 KiB).
-constexpr std::size_t counted_bytes = 512;
-
 std::atomic<long> host_allocations{0};
 std::atomic<long> kokkos_allocations{0};
 
@@ -35,15 +30,21 @@ void count_kokkos_allocation(const Kokkos::Profiling::SpaceHandle, const char*, 
 
 }  // namespace
 
-// nvcc compiles this for the device too, where nothing is counted and nothing can be thrown: out of
-// memory ends the test binary instead of throwing std::bad_alloc.
+// nvcc compiles this for the device too, where nothing is counted and the device heap serves it. On
+// the host out of memory ends the test binary instead of throwing std::bad_alloc.
 void* operator new(std::size_t size) {
-#ifndef __CUDA_ARCH__
+#ifdef __CUDA_ARCH__
+  return ::malloc(size > 0 ? size : 1);
+#else
+  // Host allocations of at least this size are counted. Kokkos builds a std::string for the label of
+  // every kernel launch and fence (its API takes const std::string&); those are short. Anything of a
+  // field's size or a buffer's is far above it on the grids below (the smallest field is 8 KiB).
+  constexpr std::size_t counted_bytes = 512;
   if (size >= counted_bytes) ++host_allocations;
-#endif
   void* p = std::malloc(size > 0 ? size : 1);
   if (!p) std::abort();
   return p;
+#endif
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
