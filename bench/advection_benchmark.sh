@@ -6,7 +6,11 @@
 # prints excludes it, as it is measured over step time only, halo exchange included):
 #   rotation-2d  configs/advection/solid_body_rotation.toml at 2048 x 2048, 1 tracer
 #   uniform-3d   the same deck at 128 x 128 x 128, uniform wind, periodic, 1 tracer
-# and then the STREAM triad (bench/stream_triad), one copy alone and two copies at once, as the bound.
+# and then two ceilings, each as one copy alone (the bound for 1 rank) and as two copies at once (for 2 ranks):
+#   the STREAM triad (bench/stream_triad), the memory bandwidth;
+#   bench/advection_reference_loop, the same RK3 step with the solver's own flux function as plain nested
+#   loops over raw arrays (no Kokkos, MPI or halo exchange), one copy on the whole grid or each of two copies
+#   on half of it, cut along the axis meridian's 2-rank process grid cuts (y in 2-D, z in 3-D).
 #
 # Byte model: the least memory traffic of one step per tracer cell (a "cell-update"). Wicker-Skamarock RK3
 # has 3 stages; each reads the stage input, reads the old state q^n and writes the stage output (24 bytes),
@@ -17,8 +21,13 @@
 # times these bytes, compared with the triad on as many cores as ranks: 1 rank against one triad copy, 2
 # ranks against the sum of two copies run at once.
 #
+# Output: a table with a row per run (throughput, seconds per step, bandwidth, triad and plain-loop fractions,
+# halo share), then one line per run and ceiling that a script can read:
+#   ratio <case>-<ranks>rank-of-triad <fraction>        ratio <case>-<ranks>rank-of-plain-loop <fraction>
+#
 # usage: bench/advection_benchmark.sh [BUILD_DIR]      (BUILD_DIR default: build/release in the repository)
 # environment: STREAM_TRIAD  stream_triad binary       (default BUILD_DIR/bench/stream_triad)
+#              ADVECTION_REFERENCE_LOOP  the plain loop (default BUILD_DIR/bench/advection_reference_loop)
 #              MERIDIAN      meridian binary           (default BUILD_DIR/apps/meridian)
 #              MPIRUN        MPI launcher command      (default mpirun)
 #              BENCH_TIMEOUT seconds allowed per run   (default 600)
@@ -28,6 +37,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_setup "${BASH_SOURCE[0]}" stream_triad "$@"
 stream_triad=$reference_binary
+plain_loop=$(bench_binary advection_reference_loop)
 deck="$repo_root/configs/advection/solid_body_rotation.toml"
 
 # Bytes per cell-update, by dimension (see the byte model above).
@@ -44,47 +54,72 @@ uniform_3d=(--set mesh.dimensions=3 --set mesh.nx=128 --set mesh.ny=128 --set me
   --set advection.wind=uniform --set 'advection.tracers=["sine_wave"]'
   --set mesh.boundary_x=periodic --set mesh.boundary_y=periodic --set run.end_time=0.1)
 
-# --- STREAM triad: one copy, then two copies sharing one timing window ---------------------------------
-triad_value() { awk '$1 == "triad_bandwidth_GBps" { print $2 }' "$1"; }
+# --- ceilings: one copy alone, then two copies sharing one timing window ---------------------------------
+# value_in FILE KEY: the value on the line `KEY value` of a ceiling program's output.
+value_in() { awk -v key="$2" '$1 == key { print $2 }' "$1"; }
 
-echo "stream triad: one copy" >&2
-timeout "$run_timeout_seconds" "$stream_triad" >"$work_dir/triad_1.out"
-triad_1=$(triad_value "$work_dir/triad_1.out")
+# one_copy NAME KEY PROGRAM ARGS...: prints KEY's value from one run of PROGRAM.
+one_copy() {
+  local name=$1 key=$2
+  shift 2
+  echo "$name: one copy" >&2
+  timeout "$run_timeout_seconds" "$@" >"$work_dir/$name-1.out"
+  value_in "$work_dir/$name-1.out" "$key"
+}
 
-echo "stream triad: two copies at once" >&2
-# Both copies fill their arrays, then wait for the same wall-clock start and time only repetitions that end
+# two_copies NAME KEY PROGRAM ARGS...: prints the sum of KEY's values from two copies of PROGRAM run at once.
+# Both set up their arrays, then wait for the same wall-clock start and count only repetitions that end
 # before the same deadline, so every counted repetition ran while the other copy was also running.
-start_at=$(($(date +%s) + 4))  # leaves time to fill the arrays
-timeout "$run_timeout_seconds" "$stream_triad" --start-at "$start_at" --duration 3 >"$work_dir/triad_2a.out" &
-first_copy=$!
-timeout "$run_timeout_seconds" "$stream_triad" --start-at "$start_at" --duration 3 >"$work_dir/triad_2b.out"
-wait "$first_copy"
-triad_2=$(awk -v a="$(triad_value "$work_dir/triad_2a.out")" -v b="$(triad_value "$work_dir/triad_2b.out")" \
-  'BEGIN { printf "%.3f", a + b }')
+two_copies() {
+  local name=$1 key=$2
+  shift 2
+  echo "$name: two copies at once" >&2
+  local start_at=$(($(date +%s) + 4))  # leaves time to fill the arrays
+  timeout "$run_timeout_seconds" "$@" --start-at "$start_at" --duration 3 >"$work_dir/$name-2a.out" &
+  local first_copy=$!
+  timeout "$run_timeout_seconds" "$@" --start-at "$start_at" --duration 3 >"$work_dir/$name-2b.out"
+  wait "$first_copy"
+  awk -v a="$(value_in "$work_dir/$name-2a.out" "$key")" -v b="$(value_in "$work_dir/$name-2b.out" "$key")" \
+    'BEGIN { printf "%.4e", a + b }'
+}
+
+triad_1=$(one_copy "stream triad" triad_bandwidth_GBps "$stream_triad")
+triad_2=$(two_copies "stream triad" triad_bandwidth_GBps "$stream_triad")
+rate=reference_cell_updates_per_second
+declare -A plain
+plain[rotation-2d-1]=$(one_copy "plain loop 2-D" "$rate" "$plain_loop" --nx 2048 --ny 2048)
+plain[rotation-2d-2]=$(two_copies "plain loop 2-D" "$rate" "$plain_loop" --nx 2048 --ny 1024)
+plain[uniform-3d-1]=$(one_copy "plain loop 3-D" "$rate" "$plain_loop" --nx 128 --ny 128 --nz 128)
+plain[uniform-3d-2]=$(two_copies "plain loop 3-D" "$rate" "$plain_loop" --nx 128 --ny 128 --nz 64)
 
 # --- meridian runs -------------------------------------------------------------------------------------
-rows=()
+rows=() ratios=()
 
-# run_case NAME RANKS BYTES_PER_UPDATE TRIAD_GBPS DECK_SETTINGS...: one run, one table row in `rows`.
+# run_case NAME RANKS BYTES_PER_UPDATE TRIAD_GBPS DECK_SETTINGS...: one run, its table row in `rows` and its
+# ratio lines in `ratios`.
 run_case() {
   local name=$1 ranks=$2 bytes=$3 triad=$4
+  local loop=${plain[$name-$ranks]}
   shift 4
   bench_run_meridian "$name-$ranks" "$name" "$ranks" "$deck" "$@" "${quiet_run[@]}"
   local log="$work_dir/$name-$ranks.log"
   # The run summary's lines:  steps N this run ... / compute S P% / halo exchange S P% /
   #                           throughput R cell-updates/s (R' per rank)
-  local row
-  row=$(awk -v name="$name" -v ranks="$ranks" -v bytes="$bytes" -v triad="$triad" "$bench_summary_awk"'
+  local row of_triad of_loop
+  read -r of_triad of_loop row < <(awk -v name="$name" -v ranks="$ranks" -v bytes="$bytes" -v triad="$triad" \
+    -v loop="$loop" "$bench_summary_awk"'
     $1 == "halo" && $2 == "exchange" { halo = $3 }
     $1 == "throughput" { rate = $2; per_rank = $4; sub(/^\(/, "", per_rank) }
     END {
       if (!steps || rate == "") exit 1
       bandwidth = rate * bytes / 1e9
-      printf "%-12s %5d %14.3e %14.3e %10.4f %8d %8.2f %8.2f %7.1f%% %6.1f%%\n", name, ranks, rate, per_rank,
-             (compute + halo) / steps, bytes, bandwidth, triad, 100 * bandwidth / triad,
-             100 * halo / (compute + halo)
+      printf "%.4f %.4f %-12s %5d %14.3e %14.3e %10.4f %8d %8.2f %8.2f %7.1f%% %12.3e %7.1f%% %6.1f%%\n",
+             bandwidth / triad, rate / loop, name, ranks, rate, per_rank, (compute + halo) / steps, bytes,
+             bandwidth, triad, 100 * bandwidth / triad, loop, 100 * rate / loop, 100 * halo / (compute + halo)
     }' "$log") || bench_fail_with_log "no run summary with a throughput in $log:" "$log"
+  [[ -n $row ]] || bench_fail_with_log "no run summary with a throughput in $log:" "$log"
   rows+=("$row")
+  ratios+=("ratio $name-${ranks}rank-of-triad $of_triad" "ratio $name-${ranks}rank-of-plain-loop $of_loop")
 }
 
 run_case rotation-2d 1 "$bytes_per_update_2d" "$triad_1" "${rotation_2d[@]}"
@@ -100,9 +135,12 @@ byte model, least traffic per cell-update (one tracer cell advanced one RK3 step
   3 stages x (read stage input + read q^n + write stage output = 24 B + read the wind's face fluxes, 8 B per axis)
   2-D: 3 x (24 + 16) = $bytes_per_update_2d B      3-D: 3 x (24 + 24) = $bytes_per_update_3d B
 STREAM triad (24 B per element counted, write-allocate not): 1 copy $triad_1 GB/s, 2 copies at once $triad_2 GB/s
-bound: 1 rank against 1 triad copy, 2 ranks against 2 copies; s/step is compute + halo exchange on rank 0
+plain loop: the same RK3 step as plain nested loops (bench/advection_reference_loop), cell-updates/s
+bounds: 1 rank against 1 copy, 2 ranks against 2 copies at once; s/step is compute + halo exchange on rank 0
 
 EOF
-printf "%-12s %5s %14s %14s %10s %8s %8s %8s %8s %7s\n" case ranks cell-upd/s "per rank" s/step B/upd GB/s \
-  "triad" "of triad" "halo"
+printf "%-12s %5s %14s %14s %10s %8s %8s %8s %8s %12s %8s %7s\n" case ranks cell-upd/s "per rank" s/step B/upd \
+  GB/s "triad" "of triad" "plain loop" "of loop" "halo"
 for row in "${rows[@]}"; do echo "$row"; done
+echo
+for line in "${ratios[@]}"; do echo "$line"; done

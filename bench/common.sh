@@ -8,8 +8,7 @@
 #   repo_root            the repository
 #   build_dir            argument 1, default build/release in the repository
 #   meridian             $MERIDIAN, default BUILD_DIR/apps/meridian
-#   reference_binary     the environment variable named REFERENCE_TARGET in upper case (stream_triad:
-#                        $STREAM_TRIAD), default BUILD_DIR/bench/REFERENCE_TARGET
+#   reference_binary     bench_binary REFERENCE_TARGET (below)
 #   mpirun               $MPIRUN split into words, default mpirun
 #   run_timeout_seconds  $BENCH_TIMEOUT, default 600
 #   work_dir             a temporary directory, removed on exit
@@ -38,20 +37,12 @@ bench_setup() {
     exit 2
   fi
 
-  local reference_variable=${reference_target^^}
   meridian=${MERIDIAN:-$build_dir/apps/meridian}
-  reference_binary=${!reference_variable:-$build_dir/bench/$reference_target}
+  bench_check_binary "$meridian" meridian
+  # shellcheck disable=SC2034  # read by the scripts that source this file
+  reference_binary=$(bench_binary "$reference_target")
   read -r -a mpirun <<<"${MPIRUN:-mpirun}"
   run_timeout_seconds=${BENCH_TIMEOUT:-600}
-
-  local binary
-  for binary in "$meridian" "$reference_binary"; do
-    if [[ ! -x $binary ]]; then
-      echo "$bench_name: $binary not found or not executable" >&2
-      echo "  build it: cmake --build $build_dir --target meridian $reference_target" >&2
-      exit 1
-    fi
-  done
 
   work_dir=$(mktemp -d -t "${bench_name%.sh}.XXXXXX")
   trap 'rm -rf "$work_dir"' EXIT
@@ -61,6 +52,25 @@ bench_setup() {
   if awk -v load="$load" 'BEGIN { exit !(load > 0.5) }'; then
     echo "warning: load average $load before starting; other work on these cores will lower the numbers" >&2
   fi
+}
+
+# bench_check_binary PATH TARGET: exits with a hint to build TARGET unless PATH is executable.
+bench_check_binary() {
+  if [[ ! -x $1 ]]; then
+    echo "$bench_name: $1 not found or not executable" >&2
+    echo "  build it: cmake --build $build_dir --target $2" >&2
+    exit 1
+  fi
+}
+
+# bench_binary TARGET: prints the path of bench/TARGET, from the environment variable named TARGET in upper
+# case (stream_triad: $STREAM_TRIAD), default BUILD_DIR/bench/TARGET; exits when it is not there. Call it
+# after bench_setup.
+bench_binary() {
+  local variable=${1^^}
+  local binary=${!variable:-$build_dir/bench/$1}
+  bench_check_binary "$binary" "$1"
+  echo "$binary"
 }
 
 # bench_fail_with_log MESSAGE LOG: prints MESSAGE and the end of LOG, then exits.

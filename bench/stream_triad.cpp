@@ -16,28 +16,21 @@
 //                      counted repetition, so the sum of their results is the aggregate bandwidth.
 //   --duration S       length of that window in seconds (default 3)
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
-#include <thread>
 #include <vector>
 
 #include "command_line.hpp"
+#include "timing_window.hpp"
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 constexpr double bytes_per_element = 24.0;  // 2 reads + 1 write of a double; write-allocate would add 8
 constexpr double triad_scalar = 3.0;
 
 struct Options {
   long elements = 1L << 25;
-  int repetitions = 10;
-  double start_at_epoch_seconds = -1.0;  // negative: no window, run `repetitions` at once
-  double duration_seconds = 3.0;
+  bench::Timing timing;
 };
 
 constexpr bench::Usage usage{
@@ -47,10 +40,10 @@ Options parse_options(int argc, char** argv) {
   Options options;
   bench::parse_flags(argc, argv, usage,
                      {{"--elements", [&](const char* v) { options.elements = std::atol(v); }},
-                      {"--repetitions", [&](const char* v) { options.repetitions = std::atoi(v); }},
-                      {"--start-at", [&](const char* v) { options.start_at_epoch_seconds = std::atof(v); }},
-                      {"--duration", [&](const char* v) { options.duration_seconds = std::atof(v); }}});
-  if (options.elements < 1 || options.repetitions < 1 || options.duration_seconds <= 0)
+                      {"--repetitions", [&](const char* v) { options.timing.repetitions = std::atoi(v); }},
+                      {"--start-at", [&](const char* v) { options.timing.start_at_epoch_seconds = std::atof(v); }},
+                      {"--duration", [&](const char* v) { options.timing.duration_seconds = std::atof(v); }}});
+  if (options.elements < 1 || options.timing.repetitions < 1 || options.timing.duration_seconds <= 0)
     bench::usage_error(usage, "--elements, --repetitions and --duration must be positive");
   return options;
 }
@@ -61,18 +54,6 @@ __attribute__((noinline)) void triad(double* __restrict a, const double* __restr
   for (long i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
 }
 
-double seconds_between(Clock::time_point from, Clock::time_point to) {
-  return std::chrono::duration<double>(to - from).count();
-}
-
-// Converts a wall-clock time (seconds since the epoch) to the steady clock, so the window is shared between
-// processes but timed with a monotonic clock.
-Clock::time_point steady_time_of(double epoch_seconds) {
-  const double now_epoch =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(epoch_seconds - now_epoch));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,31 +62,9 @@ int main(int argc, char** argv) {
   // Filling the arrays here also touches every page, so page faults stay out of the timed loop.
   std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
 
-  double best_seconds = 1e300;
-  int counted = 0;
-  if (options.start_at_epoch_seconds < 0) {
-    for (int r = 0; r < options.repetitions; ++r) {
-      const auto t0 = Clock::now();
-      triad(a.data(), b.data(), c.data(), triad_scalar, n);
-      best_seconds = std::min(best_seconds, seconds_between(t0, Clock::now()));
-      ++counted;
-    }
-  } else {
-    const auto window_start = steady_time_of(options.start_at_epoch_seconds);
-    const auto window_end = window_start + std::chrono::duration_cast<Clock::duration>(
-                                               std::chrono::duration<double>(options.duration_seconds));
-    std::this_thread::sleep_until(window_start);
-    while (Clock::now() < window_end) {
-      const auto t0 = Clock::now();
-      triad(a.data(), b.data(), c.data(), triad_scalar, n);
-      const auto t1 = Clock::now();
-      if (t1 <= window_end) {
-        best_seconds = std::min(best_seconds, seconds_between(t0, t1));
-        ++counted;
-      }
-    }
-  }
-  if (counted == 0) {
+  const double seconds =
+      bench::best_seconds(options.timing, [&] { triad(a.data(), b.data(), c.data(), triad_scalar, n); });
+  if (seconds == 0) {
     std::fprintf(stderr, "stream_triad: no repetition finished inside the window; lengthen --duration\n");
     return 1;
   }
@@ -114,6 +73,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "stream_triad: wrong result %g\n", a[n - 1]);
     return 1;
   }
-  std::printf("triad_bandwidth_GBps %.3f\n", bytes_per_element * static_cast<double>(n) / best_seconds / 1e9);
+  std::printf("triad_bandwidth_GBps %.3f\n", bytes_per_element * static_cast<double>(n) / seconds / 1e9);
   return 0;
 }
