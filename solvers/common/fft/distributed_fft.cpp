@@ -36,11 +36,23 @@ std::array<int, 2> choose_grid(MPI_Comm comm, const std::array<long, 3>& cells, 
 
 using Axes = Kokkos::Array<int, 3>;
 
-KOKKOS_INLINE_FUNCTION Complex& element(const ComplexPencil& v, const Axes& axis, long kept, long gathered,
-                                        long scattered) {
-  long i[3];
-  i[axis[0]] = kept, i[axis[1]] = gathered, i[axis[2]] = scattered;
-  return v(i[0], i[1], i[2]);
+// Where (kept, gathered, scattered) index i lies in a pencil: i . strides, in complex values.
+struct Strides {
+  long kept, gathered, scattered;
+  KOKKOS_INLINE_FUNCTION long at(long k, long g, long s) const { return k * kept + g * gathered + s * scattered; }
+};
+
+Strides strides_of(const ComplexPencil& v, const Axes& axis) {
+  return {static_cast<long>(v.stride(axis[0])), static_cast<long>(v.stride(axis[1])), static_cast<long>(v.stride(axis[2]))};
+}
+
+// Transposes read along one axis and write along another: tiles of the (gathered, scattered) plane keep
+// both sides' cache lines in cache while they are used, and the tiled 3-D range needs no index division
+// (a flat index with three divisions per element took twice as long on a 128^3 reorder).
+using TransposePolicy = Kokkos::MDRangePolicy<Kokkos::Rank<3>, Kokkos::IndexType<long>>;
+
+TransposePolicy transpose_policy(long kept, long gathered, long scattered) {
+  return TransposePolicy({0, 0, 0}, {kept, gathered, scattered}, {1, 16, 32});
 }
 
 using ComplexBuffer = Kokkos::View<Complex*, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -51,39 +63,38 @@ ComplexBuffer as_complex(const Kokkos::View<double*>& buffer) {
 
 // A transpose within one rank: one local reordering instead of pack, copy and unpack.
 void reorder(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to) {
-  const Axes from_axis = t.from_axis, to_axis = t.to_axis;
-  const long kept = t.kept, gathered = t.gathered, scattered = t.scattered;
+  const Strides in = strides_of(from, t.from_axis), out = strides_of(to, t.to_axis);
+  const Complex* source = from.data();
+  Complex* target = to.data();
   Kokkos::parallel_for(
-      "fft::reorder", Kokkos::RangePolicy<>(0, kept * gathered * scattered), KOKKOS_LAMBDA(const long n) {
-        const long k = n / (gathered * scattered), g = (n / scattered) % gathered, s = n % scattered;
-        element(to, to_axis, k, g, s) = element(from, from_axis, k, g, s);
-      });
+      "fft::reorder", transpose_policy(t.kept, t.gathered, t.scattered),
+      KOKKOS_LAMBDA(const long k, const long g, const long s) { target[out.at(k, g, s)] = source[in.at(k, g, s)]; });
 }
 
 // To rank p goes the slice of the scattered axis it will own, packed in (kept, gathered, scattered) order.
 void pack(const PencilTranspose& t, int p, const ComplexPencil& from, const ComplexBuffer& send) {
-  const Axes from_axis = t.from_axis;
-  const long kept = t.kept, my_gathered = block_size(t.gathered, t.parts, t.me);
+  const Strides in = strides_of(from, t.from_axis);
+  const long my_gathered = block_size(t.gathered, t.parts, t.me);
   const long width = block_size(t.scattered, t.parts, p), first = block_offset(t.scattered, t.parts, p);
-  const long offset = t.send_offsets[p] / 2;
+  const Strides out{my_gathered * width, width, 1};
+  const Complex* source = from.data() + first * in.scattered;
+  Complex* target = send.data() + t.send_offsets[p] / 2;
   Kokkos::parallel_for(
-      "fft::pack", Kokkos::RangePolicy<>(0, kept * my_gathered * width), KOKKOS_LAMBDA(const long n) {
-        const long k = n / (my_gathered * width), g = (n / width) % my_gathered, s = n % width;
-        send(offset + n) = element(from, from_axis, k, g, first + s);
-      });
+      "fft::pack", transpose_policy(t.kept, my_gathered, width),
+      KOKKOS_LAMBDA(const long k, const long g, const long s) { target[out.at(k, g, s)] = source[in.at(k, g, s)]; });
 }
 
 // From rank p comes its slice of the gathered axis, for this rank's part of the scattered one.
 void unpack(const PencilTranspose& t, int p, const ComplexBuffer& receive, const ComplexPencil& to) {
-  const Axes to_axis = t.to_axis;
-  const long kept = t.kept, my_scattered = block_size(t.scattered, t.parts, t.me);
+  const Strides out = strides_of(to, t.to_axis);
+  const long my_scattered = block_size(t.scattered, t.parts, t.me);
   const long height = block_size(t.gathered, t.parts, p), first = block_offset(t.gathered, t.parts, p);
-  const long offset = t.receive_offsets[p] / 2;
+  const Strides in{height * my_scattered, my_scattered, 1};
+  const Complex* source = receive.data() + t.receive_offsets[p] / 2;
+  Complex* target = to.data() + first * out.gathered;
   Kokkos::parallel_for(
-      "fft::unpack", Kokkos::RangePolicy<>(0, kept * height * my_scattered), KOKKOS_LAMBDA(const long n) {
-        const long k = n / (height * my_scattered), g = (n / my_scattered) % height, s = n % my_scattered;
-        element(to, to_axis, k, first + g, s) = receive(offset + n);
-      });
+      "fft::unpack", transpose_policy(t.kept, height, my_scattered),
+      KOKKOS_LAMBDA(const long k, const long g, const long s) { target[out.at(k, g, s)] = source[in.at(k, g, s)]; });
 }
 
 // A transpose's geometry with its MPI_Alltoallv counts and offsets.
