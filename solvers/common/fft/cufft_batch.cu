@@ -44,6 +44,16 @@ CufftBatch::CufftBatch(Transform transform, int n, int batch, void* stream) : tr
   }
 }
 
+CufftBatch::CufftBatch(Transform transform, int n, StridedRows rows, void* stream)
+    : transform_(transform), planes_(rows.planes), plane_values_(2L * n * rows.batch), stream_(stream) {
+  // A non-null embedding makes cuFFT use the strides; for one dimension its value is not read.
+  int embed = n;
+  cufftHandle handle;
+  check(cufftPlanMany(&handle, 1, &n, &embed, rows.batch, 1, &embed, rows.batch, 1, CUFFT_Z2Z, rows.batch), "plan");
+  handle_ = handle;
+  check(cufftSetStream(handle, static_cast<cudaStream_t>(stream)), "set stream");
+}
+
 CufftBatch::~CufftBatch() {
   cufftDestroy(static_cast<cufftHandle>(handle_));
   if (scratch_) cudaFree(scratch_);
@@ -62,9 +72,11 @@ void CufftBatch::execute(const double* in, double* out) const {
       check(cufftExecZ2D(handle, reinterpret_cast<cufftDoubleComplex*>(scratch_), out), "Z2D");
       break;
     default:
-      check(cufftExecZ2Z(handle, reinterpret_cast<cufftDoubleComplex*>(input), reinterpret_cast<cufftDoubleComplex*>(out),
-                         transform_ == Transform::complex_forward ? CUFFT_FORWARD : CUFFT_INVERSE),
-            "Z2Z");
+      for (int p = 0; p < planes_; ++p)
+        check(cufftExecZ2Z(handle, reinterpret_cast<cufftDoubleComplex*>(input + p * plane_values_),
+                           reinterpret_cast<cufftDoubleComplex*>(out + p * plane_values_),
+                           transform_ == Transform::complex_forward ? CUFFT_FORWARD : CUFFT_INVERSE),
+              "Z2Z");
   }
 }
 

@@ -12,6 +12,8 @@ class CufftBatch {
  public:
   // `stream` is a cudaStream_t (the Kokkos execution space instance's stream); null for the default.
   CufftBatch(Transform transform, int n, int batch, void* stream);
+  // Complex transforms along the middle axis of (planes, n, batch): one batched plan, run per plane.
+  CufftBatch(Transform transform, int n, StridedRows rows, void* stream);
   ~CufftBatch();
   CufftBatch(const CufftBatch&) = delete;
   CufftBatch& operator=(const CufftBatch&) = delete;
@@ -22,6 +24,8 @@ class CufftBatch {
  private:
   int handle_ = 0;  // a cufftHandle
   Transform transform_;
+  int planes_ = 1;
+  long plane_values_ = 0;  // doubles from one plane to the next
   void* stream_;
   double* scratch_ = nullptr;  // c2r input copy
   std::size_t scratch_bytes_ = 0;

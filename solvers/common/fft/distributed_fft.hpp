@@ -6,7 +6,9 @@
 // over the second (p2). Spectral space: z-pencils (kx, ky, kz), kz whole, kx (n_x/2+1 of them)
 // split over p1 and ky over p2. A process grid with p2 = 1 gives slabs. A 2-D grid is nz = 1.
 // Transposes: MPI_Alltoallv within the rows and columns of the process grid, on buffers made once
-// and packed and unpacked by Kokkos kernels.
+// and packed and unpacked by Kokkos kernels. With slabs (p2 = 1, which one rank is too) a rank holds
+// every z and, after one transpose, every y: that transpose unpacks straight into the spectral
+// layout and y is transformed there along its stride, so each direction has one transpose, not two.
 #include <mpi.h>
 
 #include <Kokkos_Complex.hpp>
@@ -71,16 +73,20 @@ class DistributedFFT {
   std::array<long, 3> cells() const { return cells_; }
 
  private:
-  void transpose(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to);
+  // `scale` multiplies every value moved (the backward transform's normalisation, at no extra pass).
+  void transpose(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to, double scale = 1);
+  bool slabs() const { return dims_[1] == 1; }
   void run_local(const LocalFFT& fft, const double* in, double* out);
 
   std::array<long, 3> cells_;
   std::array<int, 2> dims_{};
   MPI_Comm grid_ = MPI_COMM_NULL, row_ = MPI_COMM_NULL, column_ = MPI_COMM_NULL;
   Block real_, x_spectral_, y_pencil_, spectral_;
+  // Pencils: x_to_y_, y_to_z_ forward and z_to_y_, y_to_x_ backward; slabs: x_to_y_ (to the spectral
+  // layout) forward and y_to_x_ (from it) backward.
   PencilTranspose x_to_y_, y_to_z_, z_to_y_, y_to_x_;
   LocalFFT r2c_, c2r_, y_forward_, y_backward_, z_forward_, z_backward_;
-  ComplexPencil x_work_, y_work_, y_work2_, z_work_;
+  ComplexPencil x_work_, y_work_, y_work2_, z_work_;  // slabs: y_work_ has the spectral shape, no y_work2_
   mesh::MessageBuffer send_, receive_;
 };
 

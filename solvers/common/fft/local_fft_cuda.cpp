@@ -15,6 +15,11 @@ LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort)
   count_backend_allocation();  // the plan, with its c2r scratch copy
 }
 
+LocalFFT::LocalFFT(Transform transform, int n, StridedRows rows, PlanEffort)
+    : plan_(new Plan{cuda::CufftBatch(transform, n, rows, Kokkos::Cuda().cuda_stream())}) {
+  count_backend_allocation();
+}
+
 LocalFFT::~LocalFFT() = default;
 LocalFFT::LocalFFT() = default;
 LocalFFT::LocalFFT(LocalFFT&&) noexcept = default;

@@ -4,6 +4,8 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "solvers/common/fft/local_fft.hpp"
 
@@ -50,25 +52,49 @@ fftw_plan plan_rows(Transform transform, int n, int batch, unsigned flags, const
   }
 }
 
+fftw_plan plan_strided(Transform transform, int n, StridedRows rows, unsigned flags, const Scratch& in,
+                       const Scratch& out) {
+  const fftw_iodim64 along{n, rows.batch, rows.batch};
+  const fftw_iodim64 batches[2] = {{rows.planes, static_cast<std::ptrdiff_t>(n) * rows.batch,
+                                    static_cast<std::ptrdiff_t>(n) * rows.batch},
+                                   {rows.batch, 1, 1}};
+  return fftw_plan_guru64_dft(1, &along, 2, batches, in.complex(), out.complex(),
+                              transform == Transform::complex_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
+}
+
 bool simd_aligned(const double* p) { return fftw_alignment_of(const_cast<double*>(p)) == 0; }
+
+// The aligned and the unaligned plan. Planning needs arrays; FFTW_MEASURE writes into them, so they are
+// scratch, and the plans run on other arrays later (new-array execute). PRESERVE_INPUT keeps c2r from
+// destroying its input.
+template <class MakePlan>
+std::pair<fftw_plan, fftw_plan> plan_both(int n, std::size_t values, PlanEffort effort, MakePlan&& make) {
+  count_backend_allocation();
+  const Scratch in(values), out(values);
+  const unsigned flags = (effort == PlanEffort::measure ? FFTW_MEASURE : FFTW_ESTIMATE) | FFTW_PRESERVE_INPUT;
+  std::lock_guard<std::mutex> lock(planner_lock);
+  const std::pair<fftw_plan, fftw_plan> plans{make(flags, in, out), make(flags | FFTW_UNALIGNED, in, out)};
+  if (!plans.first || !plans.second)
+    throw std::runtime_error("FFTW could not plan a transform of length " + std::to_string(n));
+  return plans;
+}
 
 }  // namespace
 
 LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort effort) : plan_(std::make_unique<Plan>()) {
   plan_->transform = transform;
-  count_backend_allocation();
   const bool real = transform == Transform::real_to_complex || transform == Transform::complex_to_real;
   const int complex_length = real ? n / 2 + 1 : n;
-  // Planning needs arrays; FFTW_MEASURE writes into them, so they are scratch, and the plans run on
-  // other arrays later (new-array execute). PRESERVE_INPUT keeps c2r from destroying its input.
-  const std::size_t values = 2 * static_cast<std::size_t>(complex_length) * batch + 2 * n;
-  const Scratch in(values), out(values);
-  const unsigned flags = (effort == PlanEffort::measure ? FFTW_MEASURE : FFTW_ESTIMATE) | FFTW_PRESERVE_INPUT;
-  std::lock_guard<std::mutex> lock(planner_lock);
-  plan_->aligned = plan_rows(transform, n, batch, flags, in, out);
-  plan_->unaligned = plan_rows(transform, n, batch, flags | FFTW_UNALIGNED, in, out);
-  if (!plan_->aligned || !plan_->unaligned)
-    throw std::runtime_error("FFTW could not plan a transform of length " + std::to_string(n));
+  std::tie(plan_->aligned, plan_->unaligned) =
+      plan_both(n, 2 * static_cast<std::size_t>(complex_length) * batch + 2 * n, effort,
+                [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_rows(transform, n, batch, flags, in, out); });
+}
+
+LocalFFT::LocalFFT(Transform transform, int n, StridedRows rows, PlanEffort effort) : plan_(std::make_unique<Plan>()) {
+  plan_->transform = transform;
+  std::tie(plan_->aligned, plan_->unaligned) =
+      plan_both(n, 2 * static_cast<std::size_t>(n) * rows.batch * rows.planes, effort,
+                [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_strided(transform, n, rows, flags, in, out); });
 }
 
 LocalFFT::~LocalFFT() {
