@@ -6,7 +6,7 @@
 # steps of the fixed dt 0.001, with output, checkpoints, diagnostics and progress lines switched off (the field
 # output at t = 0 and at the end and the final checkpoint cannot be; they are outside the step and left out).
 # From rank 0's run summary it takes the step's three phases: compute, fft local (FFTW's 1-D transforms) and
-# fft transpose (pack, MPI_Alltoallv, unpack; on 1 rank still done, as a local reordering); before them it runs
+# fft transpose (pack, MPI_Alltoallv, unpack; on 1 rank a local reordering, one per direction with slabs); before them it runs
 # bench/fftw_reference (one 3-D r2c + c2r pair with FFTW_MEASURE and FFTW_ESTIMATE, one process) at each size.
 #
 # Transforms per step: 4 RK4 stages x 9 (3 backward of velocity, 3 backward of vorticity, 3 forward of the
@@ -16,6 +16,11 @@
 # Comparison per rank: on R ranks each rank transforms 1/R of every field, so rank 0's seconds per pair are
 # compared with FFTW's single-process pair time divided by R (perfect division of the work, no contention).
 # Flops: FFTW's convention, 2.5 M log2(M) per real transform of M = N^3 points, 5 M log2(M) per pair.
+#
+# Output: a table with a row per run, the comparisons with plain FFTW, then lines a script can read:
+#   ratio cfd-<N>-<R>rank-stage-over-plain-fftw <FFT stage s/pair / plain FFTW's per rank; 1 is its speed>
+#   ratio cfd-<N>-<R>rank-transpose-share <fft transpose / step>
+#   ratio cfd-<N>-speedup-1-to-2-ranks <s/step on 1 rank / s/step on 2>
 #
 # usage: bench/cfd_benchmark.sh [BUILD_DIR]      (BUILD_DIR default: build/release in the repository)
 # environment: MERIDIAN        meridian binary          (default BUILD_DIR/apps/meridian)
@@ -56,6 +61,8 @@ done
 # --- meridian runs -------------------------------------------------------------------------------------
 rows=()
 ratios=()
+ratio_lines=()
+declare -A step_seconds
 
 # run_case N RANKS: one run; appends a row to `rows` and the comparison with plain FFTW to `ratios`.
 run_case() {
@@ -81,13 +88,21 @@ run_case() {
       printf "%d^3 on %d rank(s): FFT stage vs plain FFTW: %.2f   local FFTs vs plain FFTW: %.2f" \
              "   (local FFTs vs FFTW_ESTIMATE: %.2f)\n", n, ranks, stage_per_pair / fftw_per_rank,
              local_per_pair / fftw_per_rank, local_per_pair / (fftw_estimate / ranks)
+      case_name = sprintf("cfd-%d-%drank", n, ranks)
+      printf "ratio %s-stage-over-plain-fftw %.4f\n", case_name, stage_per_pair / fftw_per_rank
+      printf "ratio %s-transpose-share %.4f\n", case_name, transpose / step
+      printf "%.6e\n", step / steps
     }' "$log") || bench_fail_with_log "no run summary with the step phases in $log:" "$log"
   rows+=("$(sed -n 1p <<<"$result")")
   ratios+=("$(sed -n 2p <<<"$result")")
+  ratio_lines+=("$(sed -n 3p <<<"$result")" "$(sed -n 4p <<<"$result")")
+  step_seconds[$n-$ranks]=$(sed -n 5p <<<"$result")
 }
 
 for n in "${sizes[@]}"; do
   for ranks in "${rank_counts[@]}"; do run_case "$n" "$ranks"; done
+  ratio_lines+=("$(awk -v n="$n" -v one="${step_seconds[$n-1]}" -v two="${step_seconds[$n-2]}" \
+    'BEGIN { printf "ratio cfd-%d-speedup-1-to-2-ranks %.4f", n, one / two }')")
 done
 
 # --- report --------------------------------------------------------------------------------------------
@@ -96,7 +111,7 @@ cat <<EOF
 cfd benchmark ($(nproc) cores; $(date -u '+%Y-%m-%d %H:%M UTC'))
 deck configs/cfd/taylor_green_re1600.toml, dt 0.001, 10 steps, FFT plans as the deck says (estimate); rank 0's phases
 s/step = compute + fft local + fft transpose per step; "rest" is compute (RK stages, curl, cross product,
-  projection, the backward transform's normalisation)
+  projection; the backward transform's normalisation is done by its last transpose)
 pairs/step: 36 transforms = 18 r2c + c2r pairs inside the step (4 RK stages x 9); the CFL estimate's 3 more
   (39 in all, 19.5 pairs) run outside the step timer
 plain FFTW, one process, one 3-D r2c + c2r pair (flops: 5 M log2 M per pair, M = N^3):
@@ -115,3 +130,5 @@ printf "%5s %5s %10s %10s %10s %7s %6s %11s %11s %11s\n" N ranks s/step "local F
 for row in "${rows[@]}"; do echo "$row"; done
 echo
 for line in "${ratios[@]}"; do echo "$line"; done
+echo
+for line in "${ratio_lines[@]}"; do echo "$line"; done
