@@ -1,0 +1,33 @@
+#pragma once
+// Preconditioned conjugate gradients for the symmetric positive (semi-)definite PoissonOperator, with
+// the Jacobi preconditioner. Work vectors are made once; a solve allocates nothing. Dot products are
+// summed on each rank by a Kokkos reduction and then over the ranks, so the iterates agree across rank
+// counts to round-off, not bitwise.
+#include "solvers/common/sparse/poisson_operator.hpp"
+
+namespace meridian::sparse {
+
+struct SolverSettings {
+  double tolerance = 1e-10;  // on |b - A x| / |b| (2-norms over all ranks)
+  int max_iterations = 10000;
+};
+
+struct SolveResult {
+  int iterations = 0;
+  double residual = 0;  // relative, as the tolerance
+  bool converged = false;
+};
+
+class ConjugateGradient {
+ public:
+  explicit ConjugateGradient(PoissonOperator& op);
+  // Solves A x = b starting from the x given. A singular operator's null space (the constants) is
+  // removed, not pinned: b's mean is taken out of the residual, and x is returned with zero mean.
+  SolveResult solve(const Vector& b, const Vector& x, const SolverSettings& settings);
+
+ private:
+  PoissonOperator& op_;
+  Vector r_, z_, p_, q_;
+};
+
+}  // namespace meridian::sparse

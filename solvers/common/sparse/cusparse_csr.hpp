@@ -1,0 +1,26 @@
+#pragma once
+// cuSPARSE's generic CSR SpMV, Kokkos-free: device pointers, extents and a CUDA stream in, nothing
+// CUDA- or Kokkos-specific in this header. Compiled with nvcc whenever the CUDA toolkit is found, so
+// that it is checked on every build; used by SparseMatrix in a Kokkos CUDA build.
+namespace meridian::sparse::cuda {
+
+class CusparseCsr {
+ public:
+  // The arrays stay owned by the caller and must outlive this; `stream` is a cudaStream_t.
+  CusparseCsr(int rows, int columns, int nonzeros, const int* offsets, const int* column_indices, const double* values,
+              void* stream);
+  ~CusparseCsr();
+  CusparseCsr(const CusparseCsr&) = delete;
+  CusparseCsr& operator=(const CusparseCsr&) = delete;
+  // y = A x on the stream; the work buffer was sized and allocated once, at construction.
+  void multiply(const double* x, double* y) const;
+
+ private:
+  void* handle_ = nullptr;  // cusparseHandle_t
+  void* matrix_ = nullptr;  // cusparseSpMatDescr_t
+  void* x_ = nullptr;       // cusparseDnVecDescr_t, pointed at each product's vectors
+  void* y_ = nullptr;
+  void* buffer_ = nullptr;
+};
+
+}  // namespace meridian::sparse::cuda

@@ -1,0 +1,57 @@
+#pragma once
+// The pressure Poisson operator of a projection method: the cell-centred second-order Laplacian on the
+// Cartesian decomposition of mesh/, negated so that it is symmetric positive semi-definite, assembled once
+// as a distributed SparseMatrix whose halo columns come through mesh/'s halo exchange.
+//   (A p)_c = sum over the faces of c of (p_c - p_neighbour) / h^2
+// A wall face (zero normal gradient) drops its term; a face holding p = 0 (an outflow) takes the mirror
+// ghost -p_c, adding 2 p_c / h^2; periodic axes wrap through the halo.
+#include <mpi.h>
+
+#include <array>
+#include <vector>
+
+#include "mesh/decomposition.hpp"
+#include "mesh/field.hpp"
+#include "mesh/halo_exchange.hpp"
+#include "solvers/common/sparse/sparse_matrix.hpp"
+
+namespace meridian::sparse {
+
+enum class FaceCondition { zero_gradient, zero_value };
+
+struct PoissonProblem {
+  std::array<double, 3> spacing{1, 1, 1};
+  std::array<FaceCondition, 3> lower{}, upper{};  // per axis; ignored along periodic axes
+};
+
+class PoissonOperator {
+ public:
+  // `decomp` must have a halo of at least one cell and outlive the operator.
+  PoissonOperator(const mesh::Decomposition& decomp, const PoissonProblem& problem);
+
+  // y = A x over this rank's cells, in row order (x fastest, then y, then z). Collective.
+  void apply(const Vector& x, const Vector& y);
+  const Vector& diagonal() const { return diagonal_; }
+  // No face holds p fixed: the constants are then the null space.
+  bool singular() const { return singular_; }
+  int rows() const { return matrix_.rows(); }
+  long global_rows() const { return decomp_.global_cell_count(); }
+  MPI_Comm comm() const { return decomp_.comm(); }
+
+ private:
+  struct Assembled {
+    CsrHost matrix;
+    std::vector<double> diagonal;
+  };
+  static Assembled assemble(const mesh::Decomposition& decomp, const PoissonProblem& problem);
+  PoissonOperator(const mesh::Decomposition& decomp, const PoissonProblem& problem, const Assembled& assembled);
+
+  const mesh::Decomposition& decomp_;
+  bool singular_;
+  SparseMatrix matrix_;
+  Vector diagonal_;
+  mesh::Field field_;  // the multiplied vector with its halos, one component
+  mesh::HaloExchange exchange_;
+};
+
+}  // namespace meridian::sparse

@@ -1,0 +1,22 @@
+// Host backend of SparseMatrix: a Kokkos kernel, a row per iteration.
+#include "solvers/common/sparse/sparse_matrix.hpp"
+
+namespace meridian::sparse {
+
+struct SparseMatrix::Backend {};
+
+void SparseMatrix::make_backend() {}
+
+void SparseMatrix::multiply(const Vector& x, const Vector& y) const {
+  const auto offsets = offsets_;
+  const auto columns = columns_;
+  const auto values = values_;
+  Kokkos::parallel_for(
+      "sparse::multiply", Kokkos::RangePolicy<>(0, rows_), KOKKOS_LAMBDA(const int r) {
+        double sum = 0;
+        for (int n = offsets(r); n < offsets(r + 1); ++n) sum += values(n) * x(columns(n));
+        y(r) = sum;
+      });
+}
+
+}  // namespace meridian::sparse
