@@ -3,11 +3,20 @@
 #include <cmath>
 
 #include "mesh/reductions.hpp"
+#include "solvers/common/sparse/multigrid.hpp"
 
 namespace meridian::sparse {
 
 ConjugateGradient::ConjugateGradient(PoissonOperator& op)
     : op_(op), r_("cg::r", op.rows()), z_("cg::z", op.rows()), p_("cg::p", op.rows()), q_("cg::q", op.rows()) {}
+
+ConjugateGradient::ConjugateGradient(PoissonOperator& op, const mesh::Decomposition& decomp,
+                                     const PoissonProblem& problem, Preconditioner preconditioner)
+    : ConjugateGradient(op) {
+  if (preconditioner == Preconditioner::multigrid) multigrid_ = std::make_unique<Multigrid>(op, decomp, problem);
+}
+
+ConjugateGradient::~ConjugateGradient() = default;
 
 namespace {
 
@@ -45,7 +54,10 @@ SolveResult ConjugateGradient::solve(const Vector& b, const Vector& x, const Sol
   SolveResult result;
   result.residual = std::sqrt(dot(r, r, comm)) / scale;
   const auto precondition = [&] {
-    Kokkos::parallel_for("cg::jacobi", all, KOKKOS_LAMBDA(const long i) { z(i) = r(i) / diagonal(i); });
+    if (multigrid_)
+      multigrid_->apply(r, z);
+    else
+      Kokkos::parallel_for("cg::jacobi", all, KOKKOS_LAMBDA(const long i) { z(i) = r(i) / diagonal(i); });
   };
   precondition();
   Kokkos::deep_copy(p, z);

@@ -1,11 +1,17 @@
 #pragma once
 // Preconditioned conjugate gradients for the symmetric positive (semi-)definite PoissonOperator, with
-// the Jacobi preconditioner. Work vectors are made once; a solve allocates nothing. Dot products are
+// the Jacobi preconditioner or a multigrid V-cycle (multigrid.hpp). Work vectors are made once; a solve allocates nothing. Dot products are
 // summed on each rank by a Kokkos reduction and then over the ranks, so the iterates agree across rank
 // counts to round-off, not bitwise.
+#include <memory>
+
 #include "solvers/common/sparse/poisson_operator.hpp"
 
 namespace meridian::sparse {
+
+class Multigrid;
+
+enum class Preconditioner { jacobi, multigrid };
 
 struct SolverSettings {
   double tolerance = 1e-10;  // on |b - A x| / |b| (2-norms over all ranks)
@@ -20,7 +26,13 @@ struct SolveResult {
 
 class ConjugateGradient {
  public:
+  // Jacobi-preconditioned.
   explicit ConjugateGradient(PoissonOperator& op);
+  // The multigrid levels are built on `decomp` and `problem`, those of `op` (throws DecompositionError
+  // for a grid the multigrid cannot coarsen far enough).
+  ConjugateGradient(PoissonOperator& op, const mesh::Decomposition& decomp, const PoissonProblem& problem,
+                    Preconditioner preconditioner);
+  ~ConjugateGradient();
   // Solves A x = b starting from the x given. A singular operator's null space (the constants) is
   // removed, not pinned: b's mean is taken out of the residual, and x is returned with zero mean.
   SolveResult solve(const Vector& b, const Vector& x, const SolverSettings& settings);
@@ -28,6 +40,7 @@ class ConjugateGradient {
  private:
   PoissonOperator& op_;
   Vector r_, z_, p_, q_;
+  std::unique_ptr<Multigrid> multigrid_;  // none: Jacobi
 };
 
 }  // namespace meridian::sparse

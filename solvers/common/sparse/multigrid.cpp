@@ -1,0 +1,203 @@
+#include "solvers/common/sparse/multigrid.hpp"
+
+#include <sstream>
+
+#include "solvers/common/sparse/conjugate_gradient.hpp"
+
+namespace meridian::sparse {
+
+struct Multigrid::Level {
+  std::unique_ptr<mesh::Decomposition> decomp;  // none on the finest level, which the caller owns
+  std::unique_ptr<PoissonOperator> owned;
+  PoissonOperator* op;
+  Kokkos::Array<long, 3> cells;  // this rank's extents
+  Vector b, x, residual;      // b and x unused on the finest level (the caller's vectors serve)
+};
+
+using HostValues = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using ConstHostValues = Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+// The coarsest grid on MPI_COMM_SELF, with where each rank's block of it lies.
+struct Multigrid::Gathered {
+  std::unique_ptr<mesh::Decomposition> decomp;
+  std::unique_ptr<PoissonOperator> op;
+  std::unique_ptr<ConjugateGradient> solver;
+  Vector b, x;
+  MPI_Comm comm;
+  std::vector<long> cell_of;  // per gathered value, in rank order: its row in the whole coarsest grid
+  std::vector<int> counts, displacements;
+  std::vector<double> mine, gathered, whole;
+  int own_first = 0;  // where this rank's values start in `gathered`
+};
+
+namespace {
+
+// Collective: every rank's extents must halve, or no rank coarsens.
+bool can_coarsen(const mesh::Decomposition& d) {
+  int here = 1;
+  for (int axis = 0; axis < d.dimensions(); ++axis)
+    if (d.local_cells(axis) % 2 != 0 || d.local_cells(axis) < 2 || d.global_cells(axis) < 4) here = 0;
+  int everywhere = 0;
+  MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_MIN, d.comm());
+  return everywhere == 1;
+}
+
+// The same process grid, so that each rank's coarse cells are the parents of its fine ones.
+mesh::GridSpec coarser(const mesh::Decomposition& d) {
+  mesh::GridSpec spec = d.spec();
+  for (int axis = 0; axis < d.dimensions(); ++axis) spec.cells[axis] /= 2;
+  spec.process_grid = {d.process_grid(0), d.process_grid(1), d.process_grid(2)};
+  spec.halo_width = 1;
+  return spec;
+}
+
+// Damped Jacobi, optimal for smoothing the 5- and 7-point Laplacians.
+double jacobi_weight(int dimensions) { return dimensions == 3 ? 6.0 / 7.0 : 0.8; }
+
+// Free functions: nvcc refuses device lambdas inside private member functions.
+void smooth(PoissonOperator& op, const Vector& b, const Vector& x, const Vector& work, double weight) {
+  const Vector diagonal = op.diagonal();
+  op.apply(x, work);
+  Kokkos::parallel_for(
+      "mg::jacobi", Kokkos::RangePolicy<>(0, op.rows()),
+      KOKKOS_LAMBDA(const long i) { x(i) += weight * (b(i) - work(i)) / diagonal(i); });
+}
+
+void residual(PoissonOperator& op, const Vector& b, const Vector& x, const Vector& r) {
+  op.apply(x, r);
+  Kokkos::parallel_for("mg::residual", Kokkos::RangePolicy<>(0, op.rows()), KOKKOS_LAMBDA(const long i) { r(i) = b(i) - r(i); });
+}
+
+using CellPolicy = Kokkos::MDRangePolicy<Kokkos::Rank<3>, Kokkos::IndexType<long>>;
+
+using Extents = Kokkos::Array<long, 3>;  // a rank's cells per axis (device code cannot index std::array)
+
+// Coarse cell (i, j, k) averages fine cells (2i + a, 2j + b, 2k + c); `three_d` says whether z halves.
+void restrict_to(const Vector& fine, Extents f, const Vector& coarse, Extents c, bool three_d) {
+  const int depth = three_d ? 2 : 1;
+  const double share = three_d ? 0.125 : 0.25;
+  Kokkos::parallel_for(
+      "mg::restrict", CellPolicy({0, 0, 0}, {c[2], c[1], c[0]}), KOKKOS_LAMBDA(const long k, const long j, const long i) {
+        double sum = 0;
+        for (int dk = 0; dk < depth; ++dk)
+          for (int dj = 0; dj < 2; ++dj)
+            for (int di = 0; di < 2; ++di) sum += fine(((depth * k + dk) * f[1] + 2 * j + dj) * f[0] + 2 * i + di);
+        coarse((k * c[1] + j) * c[0] + i) = share * sum;
+      });
+}
+
+// Fine cells add their parent's value.
+void prolong_add(const Vector& coarse, Extents c, const Vector& fine, Extents f, bool three_d) {
+  const int depth = three_d ? 2 : 1;
+  Kokkos::parallel_for(
+      "mg::prolong", CellPolicy({0, 0, 0}, {f[2], f[1], f[0]}), KOKKOS_LAMBDA(const long k, const long j, const long i) {
+        fine((k * f[1] + j) * f[0] + i) += coarse(((k / depth) * c[1] + j / 2) * c[0] + i / 2);
+      });
+}
+
+Extents local_extents(const mesh::Decomposition& d) { return {d.local_cells(0), d.local_cells(1), d.local_cells(2)}; }
+
+}  // namespace
+
+std::unique_ptr<Multigrid::Gathered> Multigrid::gather_plan(const mesh::Decomposition& d, const PoissonProblem& problem) {
+  auto g = std::make_unique<Gathered>();
+  mesh::GridSpec whole = d.spec();
+  whole.process_grid = {1, 1, 1};
+  g->decomp = std::make_unique<mesh::Decomposition>(MPI_COMM_SELF, whole);
+  g->op = std::make_unique<PoissonOperator>(*g->decomp, problem);
+  g->solver = std::make_unique<ConjugateGradient>(*g->op);
+  g->b = Vector("mg::gathered_b", g->op->rows()), g->x = Vector("mg::gathered_x", g->op->rows());
+  g->comm = d.comm();
+  const long box[6] = {d.offset(0), d.offset(1), d.offset(2), d.local_cells(0), d.local_cells(1), d.local_cells(2)};
+  std::vector<long> boxes(6 * static_cast<std::size_t>(d.size()));
+  MPI_Allgather(box, 6, MPI_LONG, boxes.data(), 6, MPI_LONG, g->comm);
+  const long nx = d.global_cells(0), ny = d.global_cells(1);
+  for (int r = 0; r < d.size(); ++r) {
+    const long* b = &boxes[6 * static_cast<std::size_t>(r)];
+    g->displacements.push_back(static_cast<int>(g->cell_of.size()));
+    for (long k = 0; k < b[5]; ++k)
+      for (long j = 0; j < b[4]; ++j)
+        for (long i = 0; i < b[3]; ++i) g->cell_of.push_back(((b[2] + k) * ny + b[1] + j) * nx + b[0] + i);
+    g->counts.push_back(static_cast<int>(b[3] * b[4] * b[5]));
+  }
+  g->mine.resize(static_cast<std::size_t>(d.local_cell_count()));
+  g->gathered.resize(g->cell_of.size());
+  g->whole.resize(g->cell_of.size());
+  g->own_first = g->displacements[static_cast<std::size_t>(d.rank())];
+  return g;
+}
+
+// Each rank gathers the whole right-hand side, solves, and keeps its own block: the same solve, with the
+// same bits, on every rank.
+void Multigrid::solve_coarsest(const Vector& b, const Vector& x) {
+  Gathered& g = *coarsest_;
+  Kokkos::deep_copy(HostValues(g.mine.data(), g.mine.size()), b);
+  MPI_Allgatherv(g.mine.data(), static_cast<int>(g.mine.size()), MPI_DOUBLE, g.gathered.data(), g.counts.data(),
+                 g.displacements.data(), MPI_DOUBLE, g.comm);
+  for (std::size_t n = 0; n < g.cell_of.size(); ++n) g.whole[static_cast<std::size_t>(g.cell_of[n])] = g.gathered[n];
+  Kokkos::deep_copy(g.b, ConstHostValues(g.whole.data(), g.whole.size()));
+  Kokkos::deep_copy(g.x, 0.0);
+  g.solver->solve(g.b, g.x, {1e-13, 10000});
+  Kokkos::deep_copy(HostValues(g.whole.data(), g.whole.size()), g.x);
+  for (std::size_t n = 0; n < g.mine.size(); ++n)
+    g.mine[n] = g.whole[static_cast<std::size_t>(g.cell_of[static_cast<std::size_t>(g.own_first) + n])];
+  Kokkos::deep_copy(x, ConstHostValues(g.mine.data(), g.mine.size()));
+}
+
+Multigrid::Multigrid(PoissonOperator& finest, const mesh::Decomposition& decomp, const PoissonProblem& problem)
+    : three_d_(decomp.dimensions() == 3) {
+  auto top = std::make_unique<Level>();
+  top->op = &finest;
+  top->cells = local_extents(decomp);
+  top->residual = Vector("mg::residual", finest.rows());
+  levels_.push_back(std::move(top));
+  const mesh::Decomposition* current = &decomp;
+  PoissonProblem level_problem = problem;
+  while (can_coarsen(*current)) {
+    auto level = std::make_unique<Level>();
+    level->decomp = std::make_unique<mesh::Decomposition>(current->comm(), coarser(*current));
+    for (int axis = 0; axis < current->dimensions(); ++axis) level_problem.spacing[axis] *= 2;
+    level->owned = std::make_unique<PoissonOperator>(*level->decomp, level_problem);
+    level->op = level->owned.get();
+    level->cells = local_extents(*level->decomp);
+    const int rows = level->op->rows();
+    level->b = Vector("mg::b", rows), level->x = Vector("mg::x", rows), level->residual = Vector("mg::residual", rows);
+    current = level->decomp.get();
+    levels_.push_back(std::move(level));
+  }
+  if (current->global_cell_count() > max_coarsest_cells) {
+    std::ostringstream message;
+    message << "multigrid: the grid " << decomp.global_cells(0) << " x " << decomp.global_cells(1) << " x "
+            << decomp.global_cells(2) << " coarsens only to " << current->global_cells(0) << " x "
+            << current->global_cells(1) << " x " << current->global_cells(2) << " ("
+            << current->global_cell_count() << " cells, more than " << max_coarsest_cells
+            << "): give each rank extents with more factors of 2, or use the Jacobi preconditioner";
+    throw mesh::DecompositionError(message.str(), "nx");
+  }
+  coarsest_ = gather_plan(*current, level_problem);
+}
+
+Multigrid::~Multigrid() = default;
+
+void Multigrid::apply(const Vector& r, const Vector& z) { cycle(0, r, z); }
+
+void Multigrid::cycle(std::size_t l, const Vector& b, const Vector& x) {
+  Level& level = *levels_[l];
+  PoissonOperator& op = *level.op;
+  Kokkos::deep_copy(x, 0.0);
+  if (l + 1 == levels_.size()) {
+    solve_coarsest(b, x);
+    return;
+  }
+  const bool three_d = three_d_;
+  const double weight = jacobi_weight(three_d ? 3 : 2);
+  for (int s = 0; s < sweeps; ++s) smooth(op, b, x, level.residual, weight);
+  residual(op, b, x, level.residual);
+  Level& next = *levels_[l + 1];
+  restrict_to(level.residual, level.cells, next.b, next.cells, three_d);
+  cycle(l + 1, next.b, next.x);
+  prolong_add(next.x, next.cells, x, level.cells, three_d);
+  for (int s = 0; s < sweeps; ++s) smooth(op, b, x, level.residual, weight);
+}
+
+}  // namespace meridian::sparse
