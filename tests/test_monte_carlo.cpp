@@ -146,7 +146,7 @@ TEST(MonteCarlo, BridgeHittingTimeFollowsTheFirstPassageLaw) {
       const Draws draws{meridian::random::key_of(11), static_cast<std::uint64_t>(i), 0, 1.0};
       double z, unused;
       draws.normals(0, z, unused);
-      fractions[i] = bridge_hitting_fraction(alpha, beta, z, draws.uniform(1));
+      fractions[i] = bridge_hitting_fraction(alpha, beta, z, draws.uniform<double>(1));
     }
     for (int decile = 1; decile <= 9; ++decile) {
       const double s = decile / 10.0, u = s / (1 - s);
