@@ -41,7 +41,8 @@ KOKKOS_INLINE_FUNCTION Real bridge_hitting_fraction(Real alpha, Real beta, Real 
 // A team thread simulates a group of paths together, the time steps outside and the paths inside, as
 // the lanes of a vector loop (Kokkos::ThreadVectorRange): on the host Philox, log, cos and exp then run
 // across the paths in SIMD registers; on a GPU each lane is a thread with its own path. A thread keeps
-// its paths' state in slots: on the host one per lane of its loop, on a GPU the one of its own lane.
+// its paths' state in slots: on the host one per lane of its loop, on a GPU the one of its own lane
+// (so there `lanes` must be the team's vector length: one loop iteration per CUDA thread).
 inline constexpr int host_lanes = 16;
 inline constexpr int lane_slots = mesh::device_memory_is_host ? host_lanes : 1;
 KOKKOS_INLINE_FUNCTION int slot_of(int lane) { return lane % lane_slots; }
