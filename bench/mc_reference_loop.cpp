@@ -157,7 +157,8 @@ int main(int argc, char** argv) {
   for (int r = 0; r < options.repetitions; ++r) {
     const auto t0 = Clock::now();
     // The same every pass; using it keeps the work observable.
-    sums = options.single ? simulate<float>(options.paths, options.seed) : simulate<double>(options.paths, options.seed);
+    sums = options.single ? simulate<float>(options.paths, options.seed)
+                          : simulate<double>(options.paths, options.seed);
     best_seconds = std::min(best_seconds, std::chrono::duration<double>(Clock::now() - t0).count());
   }
   const double n = static_cast<double>(options.paths), discount = std::exp(-rate * maturity);

@@ -568,3 +568,19 @@ TEST(MonteCarlo, SinglePrecisionPathsPriceWithin1e5OfDoubleOnTheSamePaths) {
     EXPECT_LT(std::fabs(es.price - exact), 3 * es.standard_error) << "single, product " << p;
   }
 }
+
+// With Greeks on, the four bumped scenarios (spot and volatility up and down) cost four more simulations
+// of every path; products with pathwise Greeks need none, so a portfolio of them simulates the base paths
+// only, and one finite-difference product (a digital) brings the bumps back.
+TEST(MonteCarlo, BumpedPathsAreSimulatedOnlyForFiniteDifferenceGreeks) {
+  const auto work = [](const std::string& products, bool greeks) {
+    const std::string greeks_setting = std::string("finance.greeks=") + (greeks ? "true" : "false");
+    const auto deck =
+        meridian::testing::deck_of("monte_carlo", with(common, {"finance.products=" + products, greeks_setting}));
+    return meridian::finance::build(deck, MPI_COMM_WORLD)->work_per_step();
+  };
+  const std::string pathwise = "[\"european_call\", \"asian_arithmetic_call\"]";
+  const std::string with_digital = "[\"european_call\", \"digital_call\"]";
+  EXPECT_EQ(work(pathwise, true), work(pathwise, false));
+  EXPECT_EQ(work(with_digital, true), 5 * work(with_digital, false));
+}

@@ -115,7 +115,8 @@ void simulate_blocks(const M& base, const PricerSettings& s, const Kokkos::View<
         const long b = team.league_rank() / groups, group = team.league_rank() % groups;
         const long first_path = (first_block + b * block_stride) * block_size;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](const int thread) {
-          const long first_in_block = (group * threads + thread) * lanes, first_sample = b * block_size + first_in_block;
+          const long first_in_block = (group * threads + thread) * lanes;
+          const long first_sample = b * block_size + first_in_block;
           const long kept = block_size - first_in_block;  // lanes at or past this are outside the block
           for_each_lane(team, lanes, [&](const int lane) {
             if (lane >= kept) return;

@@ -138,7 +138,8 @@ template <bool one_asset, class Real, class Model, class TeamMember>
 KOKKOS_INLINE_FUNCTION void simulate_steps(const TeamMember& team, int lanes, const Model& model,
                                            const PathSetup& setup, const Draws& first, LaneState<Real>& paths) {
   const auto draws_of = [&](int lane, int step) {
-    return Draws{first.key, first.path + static_cast<std::uint64_t>(lane), static_cast<std::uint64_t>(step), first.sign};
+    const auto path = first.path + static_cast<std::uint64_t>(lane);
+    return Draws{first.key, path, static_cast<std::uint64_t>(step), first.sign};
   };
   for (int step = 0; step < setup.steps; ++step) {
     for_each_lane(team, lanes, [&](const int lane) {
