@@ -602,7 +602,15 @@ std::string MonteCarloPricer::layout() const {
   std::ostringstream out;
   out << ranks_ << " ranks over " << settings_.blocks << " blocks of " << settings_.block_size
       << (settings_.antithetic ? " antithetic pairs" : " paths") << ", " << settings_.path.steps << " steps, "
-      << settings_.products.size() << " product(s)";
+      << settings_.products.size() << " product(s), " << solvers::precision_name(settings_.precision) << " precision";
+  // A step is blocks_per_step whole blocks on every rank count (so a target error stops at the same
+  // block on any of them): ranks beyond that have no block to take.
+  const int first_idle = settings_.blocks_per_step, last_idle = ranks_ - 1;
+  if (last_idle > first_idle)
+    out << "; ranks " << first_idle << "-" << last_idle << " idle";
+  else if (last_idle == first_idle)
+    out << "; rank " << first_idle << " idles";
+  if (last_idle >= first_idle) out << " (finance.blocks_per_step = " << first_idle << " is below the rank count)";
   return out.str();
 }
 
