@@ -7,8 +7,8 @@
 //
 // Random numbers: exactly meridian's stream for one asset (solvers/finance/models.hpp, Draws and
 // MultiAssetGbm): the normal of (path, step) is z0 of Box-Muller on Philox4x32-10 with counter
-// counter_of(path, 4 * step) and key key_of(seed), paths numbered from 0. Meridian draws z0 and z1 of that
-// pair and uses only z0 for one asset, so only cos is needed here (no sin). With the same seed and path count
+// counter_of(path, 4 * step) and key key_of(seed), paths numbered from 0. For one asset meridian draws z0 of
+// that pair only (Draws::normal), so only cos is needed here (no sin). With the same seed and path count
 // the price matches meridian's to rounding (the vector log/cos/exp differ from libm's in the last bits).
 // With --precision single the loop is meridian's numerics.precision = "single": log prices and running sums
 // in float, uniforms from the top 24 bits (finance::unit_open<float>), Box-Muller and exp in float.
