@@ -7,15 +7,17 @@
 //
 // Random numbers: exactly meridian's stream for one asset (solvers/finance/models.hpp, Draws and
 // MultiAssetGbm): the normal of (path, step) is z0 of Box-Muller on Philox4x32-10 with counter
-// counter_of(path, 4 * step) and key key_of(seed), paths numbered from 0. Meridian draws z0 and z1 of that
-// pair and uses only z0 for one asset, so only cos is needed here (no sin). With the same seed and path count
+// counter_of(path, 4 * step) and key key_of(seed), paths numbered from 0. For one asset meridian draws z0 of
+// that pair only (Draws::normal), so only cos is needed here (no sin). With the same seed and path count
 // the price matches meridian's to rounding (the vector log/cos/exp differ from libm's in the last bits).
+// With --precision single the loop is meridian's numerics.precision = "single": log prices and running sums
+// in float, uniforms from the top 24 bits (finance::unit_open<float>), Box-Muller and exp in float.
 //
 // Shape: paths in blocks of 16 with the lanes as the inner `#pragma omp simd` loop and the time steps outside
 // it, so Philox's 32x32->64 multiplies, log, sqrt, cos and exp all run across 16 paths at once. GCC 12 only
 // calls glibc's vector math (libmvec) when the functions carry a `declare simd` declaration; glibc 2.36's
 // <math.h> gives them one only under -ffast-math (__FAST_MATH__), so this file declares log, cos and exp
-// itself. It also needs -fno-math-errno (else sqrt keeps a scalar errno branch) and -fno-trapping-math (else
+// itself (and logf, cosf, expf for single). It also needs -fno-math-errno (else sqrt keeps a scalar errno branch) and -fno-trapping-math (else
 // the int-to-double conversion in to_unit_open's select blocks if-conversion). Neither changes a result.
 // Build: g++ -O3 -march=native -fopenmp-simd -fno-math-errno -fno-trapping-math -std=c++17
 //            -I<repo> -isystem /usr/include/trilinos bench/mc_reference_loop.cpp    (libmvec comes with -lm)
@@ -27,10 +29,11 @@
 //   reference_paths <paths>
 //   reference_seconds <that best time>
 //
-// usage: mc_reference_loop [--paths N] [--seed S] [--repetitions R]
+// usage: mc_reference_loop [--paths N] [--seed S] [--repetitions R] [--precision double|single]
 //   --paths N          paths to simulate (default 2^20)
 //   --seed S           seed of the counter-based generator (default 2026, configs/finance/portfolio.toml's)
 //   --repetitions R    timed passes over all paths, the best one is reported (default 3)
+//   --precision P      the paths' floating-point type, double (default) or single
 
 #include <algorithm>
 #include <chrono>
@@ -42,6 +45,7 @@
 
 #include "command_line.hpp"
 #include "solvers/common/random/philox.hpp"
+#include "solvers/finance/models.hpp"
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(__FAST_MATH__)
 // libmvec's vector variants of the three functions in the hot loop (see above); the declarations are glibc's
@@ -53,6 +57,12 @@ double log(double) noexcept;
 double cos(double) noexcept;
 #pragma omp declare simd notinbranch
 double exp(double) noexcept;
+#pragma omp declare simd notinbranch
+float logf(float) noexcept;
+#pragma omp declare simd notinbranch
+float cosf(float) noexcept;
+#pragma omp declare simd notinbranch
+float expf(float) noexcept;
 }
 #endif
 
@@ -75,35 +85,45 @@ struct Options {
   long paths = 1L << 20;
   std::uint64_t seed = 2026;
   int repetitions = 3;
+  bool single = false;
 };
 
 struct Sums {
   double payoff = 0, payoff_squared = 0;  // undiscounted
 };
 
-constexpr bench::Usage usage{"mc_reference_loop", "mc_reference_loop [--paths N] [--seed S] [--repetitions R]"};
+constexpr bench::Usage usage{"mc_reference_loop",
+                             "mc_reference_loop [--paths N] [--seed S] [--repetitions R] [--precision double|single]"};
 
 Options parse_options(int argc, char** argv) {
   Options options;
   bench::parse_flags(argc, argv, usage,
                      {{"--paths", [&](const char* v) { options.paths = std::atol(v); }},
                       {"--seed", [&](const char* v) { options.seed = std::strtoull(v, nullptr, 10); }},
-                      {"--repetitions", [&](const char* v) { options.repetitions = std::atoi(v); }}});
+                      {"--repetitions", [&](const char* v) { options.repetitions = std::atoi(v); }},
+                      {"--precision", [&](const char* v) {
+                         if (std::string(v) != "double" && std::string(v) != "single")
+                           bench::usage_error(usage, "--precision is double or single");
+                         options.single = std::string(v) == "single";
+                       }}});
   if (options.paths < 2 || options.repetitions < 1)
     bench::usage_error(usage, "--paths must be at least 2, --repetitions positive");
   return options;
 }
 
-// One pass over all paths, 16 at a time; lanes past the last path are simulated and dropped.
+// One pass over all paths, 16 at a time, in the precision Real; lanes past the last path are simulated
+// and dropped. The constants are computed in double and rounded to Real, as meridian does.
+template <class Real>
 Sums simulate(long paths, std::uint64_t seed) {
   const auto key = random::key_of(seed);
   const double dt = maturity / fixings;
-  const double drift = (rate - dividend_yield - 0.5 * volatility * volatility) * dt;
-  const double diffusion = volatility * std::sqrt(dt);
-  const double log_spot = std::log(spot);
+  const Real drift = static_cast<Real>((rate - dividend_yield - 0.5 * volatility * volatility) * dt);
+  const Real diffusion = static_cast<Real>(volatility * std::sqrt(dt));
+  const Real log_spot = static_cast<Real>(std::log(spot));
+  const Real two_pi = static_cast<Real>(2.0 * meridian::pi);
   Sums sums;
   for (long first = 0; first < paths; first += lanes) {
-    double log_price[lanes], price_sum[lanes];
+    Real log_price[lanes], price_sum[lanes];
     for (int lane = 0; lane < lanes; ++lane) log_price[lane] = log_spot, price_sum[lane] = 0;
     for (int step = 0; step < fixings; ++step) {
       const std::uint64_t draw = static_cast<std::uint64_t>(step) * 4;  // meridian's counter: (path, 4 step + 0)
@@ -112,15 +132,15 @@ Sums simulate(long paths, std::uint64_t seed) {
         const auto bits =
             random::Philox4x32::generate(random::counter_of(static_cast<std::uint64_t>(first + lane), draw), key);
         // Box-Muller's z0, spelled out (random::normal_pair also makes z1, with a sin that keeps GCC scalar).
-        const double u0 = random::to_unit_open(bits[0], bits[1]);
-        const double u1 = random::to_unit_open(bits[2], bits[3]);
-        const double z = std::sqrt(-2.0 * std::log(u0)) * std::cos(2.0 * meridian::pi * u1);
+        const Real u0 = meridian::finance::unit_open<Real>(bits[0], bits[1]);
+        const Real u1 = meridian::finance::unit_open<Real>(bits[2], bits[3]);
+        const Real z = std::sqrt(Real(-2) * std::log(u0)) * std::cos(two_pi * u1);
         log_price[lane] += drift + diffusion * z;
         price_sum[lane] += std::exp(log_price[lane]);
       }
     }
     for (int lane = 0; lane < lanes && first + lane < paths; ++lane) {
-      const double payoff = std::max(price_sum[lane] / fixings - strike, 0.0);
+      const double payoff = std::max(static_cast<double>(price_sum[lane]) / fixings - strike, 0.0);
       sums.payoff += payoff;
       sums.payoff_squared += payoff * payoff;
     }
@@ -136,7 +156,9 @@ int main(int argc, char** argv) {
   Sums sums;
   for (int r = 0; r < options.repetitions; ++r) {
     const auto t0 = Clock::now();
-    sums = simulate(options.paths, options.seed);  // the same every pass; using it keeps the work observable
+    // The same every pass; using it keeps the work observable.
+    sums = options.single ? simulate<float>(options.paths, options.seed)
+                          : simulate<double>(options.paths, options.seed);
     best_seconds = std::min(best_seconds, std::chrono::duration<double>(Clock::now() - t0).count());
   }
   const double n = static_cast<double>(options.paths), discount = std::exp(-rate * maturity);

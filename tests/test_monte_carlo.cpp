@@ -146,7 +146,7 @@ TEST(MonteCarlo, BridgeHittingTimeFollowsTheFirstPassageLaw) {
       const Draws draws{meridian::random::key_of(11), static_cast<std::uint64_t>(i), 0, 1.0};
       double z, unused;
       draws.normals(0, z, unused);
-      fractions[i] = bridge_hitting_fraction(alpha, beta, z, draws.uniform(1));
+      fractions[i] = bridge_hitting_fraction(alpha, beta, z, draws.uniform<double>(1));
     }
     for (int decile = 1; decile <= 9; ++decile) {
       const double s = decile / 10.0, u = s / (1 - s);
@@ -535,3 +535,52 @@ TEST(MonteCarlo, DegenerateResultsAreWarnedOf) {
 }
 
 }  // namespace
+
+// numerics.precision = "single" simulates the same paths in float (the uniforms are the double ones
+// rounded down to float's 24 bits) and sums in double. Both precisions share the paths and so their
+// noise: a bias of single precision would show as a difference far below the standard error, so the
+// two must agree to 1e-5 relative (float rounding over 252 steps moves a path's log price by ~1e-6 of
+// its level, at random, and averages out over the paths), and each must lie within 3 standard errors
+// of the closed form. European, geometric Asian and the continuously monitored down-and-out call (the
+// bridge's survival weight is smooth in the path) have closed forms; the arithmetic Asian (geometric
+// control) is checked against double only. Payoffs discontinuous in the path (digitals, a barrier
+// monitored at the dates only) are left out: a path within float's rounding of the strike or barrier
+// flips and moves the price by a whole payoff over the paths (1.1e-5 relative measured for the
+// discrete down-and-out at 200000 paths).
+TEST(MonteCarlo, SinglePrecisionPathsPriceWithin1e5OfDoubleOnTheSamePaths) {
+  const auto settings = with(common, {"finance.spot=[100.0]", "finance.volatility=[0.2]", "finance.rate=0.05",
+                                      "finance.maturity=1.0", "finance.strike=100.0", "finance.steps=252",
+                                      "finance.barrier=90.0", "finance.paths=100000",
+                                      "finance.products=[\"european_call\", \"asian_geometric_call\", "
+                                      "\"barrier_down_out_call\", \"asian_arithmetic_call\"]"});
+  const auto in_double = priced(with(settings, {"numerics.precision=\"double\""}));
+  const auto in_single = priced(with(settings, {"numerics.precision=\"single\""}));
+  const auto& d = dynamic_cast<const MonteCarloPricer&>(*in_double);
+  const auto& s = dynamic_cast<const MonteCarloPricer&>(*in_single);
+  for (std::size_t p = 0; p < 4; ++p) {
+    const auto ed = d.estimate(p), es = s.estimate(p);
+    EXPECT_NEAR(es.price, ed.price, 1e-5 * ed.price) << "product " << p;
+    EXPECT_NEAR(es.standard_error, ed.standard_error, 1e-5 * ed.standard_error) << "product " << p;
+    if (p == 3) continue;
+    const double exact = d.closed_form(p);
+    ASSERT_TRUE(std::isfinite(exact)) << "product " << p;
+    EXPECT_LT(std::fabs(ed.price - exact), 3 * ed.standard_error) << "double, product " << p;
+    EXPECT_LT(std::fabs(es.price - exact), 3 * es.standard_error) << "single, product " << p;
+  }
+}
+
+// With Greeks on, the four bumped scenarios (spot and volatility up and down) cost four more simulations
+// of every path; products with pathwise Greeks need none, so a portfolio of them simulates the base paths
+// only, and one finite-difference product (a digital) brings the bumps back.
+TEST(MonteCarlo, BumpedPathsAreSimulatedOnlyForFiniteDifferenceGreeks) {
+  const auto work = [](const std::string& products, bool greeks) {
+    const std::string greeks_setting = std::string("finance.greeks=") + (greeks ? "true" : "false");
+    const auto deck =
+        meridian::testing::deck_of("monte_carlo", with(common, {"finance.products=" + products, greeks_setting}));
+    return meridian::finance::build(deck, MPI_COMM_WORLD)->work_per_step();
+  };
+  const std::string pathwise = "[\"european_call\", \"asian_arithmetic_call\"]";
+  const std::string with_digital = "[\"european_call\", \"digital_call\"]";
+  EXPECT_EQ(work(pathwise, true), work(pathwise, false));
+  EXPECT_EQ(work(with_digital, true), 5 * work(with_digital, false));
+}

@@ -14,6 +14,21 @@
 #include "solvers/finance/closed_form_prices.hpp"
 #include "solvers/finance/moments.hpp"
 
+#if defined(__x86_64__) && defined(__GLIBC__) && !defined(__FAST_MATH__) && !defined(KOKKOS_ENABLE_CUDA)
+// glibc's vector variants (libmvec) of the functions in the path loop, for GCC to call across the lanes
+// of the host's vector loop: <bits/math-vector.h> declares them only under -ffast-math, which would also
+// change results; these are glibc's declarations plus the simd attribute it adds there. They change no
+// value the scalar calls give beyond libmvec's own rounding (within 4 ulp).
+extern "C" {
+__attribute__((simd("notinbranch"))) double log(double) noexcept;
+__attribute__((simd("notinbranch"))) double cos(double) noexcept;
+__attribute__((simd("notinbranch"))) double exp(double) noexcept;
+__attribute__((simd("notinbranch"))) float logf(float) noexcept;
+__attribute__((simd("notinbranch"))) float cosf(float) noexcept;
+__attribute__((simd("notinbranch"))) float expf(float) noexcept;
+}
+#endif
+
 namespace meridian::finance {
 
 namespace {
@@ -43,30 +58,56 @@ Heston bumped(Heston m, const Scenario& s) {
 }
 
 
+// The four sample values of one simulated path of scenario k, added into (quantity, product, sample):
+// 0 the discounted payoff, 1 the control variate, 2 and 3 the delta and vega samples (pathwise where
+// the payoff allows, common-random-number central differences of the bumped scenarios elsewhere).
+struct SampleTerms {
+  ProductTerms terms;
+  double spot, signs;
+  bool pathwise_vega;  // GBM: the path carries d ln S / d sigma
+  Kokkos::Array<double, 5> bump_weight;  // scenario k's weight in the delta (k = 1, 2) and vega (3, 4) samples
+};
+
+KOKKOS_INLINE_FUNCTION void add_samples(const SampleValues& values, const Kokkos::View<const Payoff*>& payoffs,
+                                        const SampleTerms& t, const PathRecord& r, int k, long sample) {
+  for (int p = 0; p < static_cast<int>(payoffs.extent(0)); ++p) {
+    const double payoff = discounted_payoff(payoffs(p), r, t.terms);
+    double dp = 0, vp = 0;
+    const bool pathwise = t.pathwise_vega && pathwise_greeks(payoffs(p), r, t.terms, t.spot, dp, vp);
+    if (k == 0) {
+      values(0, p, sample) += payoff / t.signs;
+      values(1, p, sample) += control_variate(payoffs(p), r, t.terms) / t.signs;
+      if (pathwise) values(2, p, sample) += dp / t.signs, values(3, p, sample) += vp / t.signs;
+    } else if (!pathwise) {
+      values(k < 3 ? 2 : 3, p, sample) += t.bump_weight[k] * payoff;
+    }
+  }
+}
+
 // The samples of `blocks` blocks, global block `first_block + b * block_stride` for b = 0, 1, ...:
-// a team per group of paths of a block, the paths across the team's vector lanes, each path's
-// values written as structure of arrays (quantity, product, sample) so neighbouring lanes write
-// neighbouring addresses. Quantities: 0 the discounted payoff, 1 the control variate, 2 and 3
-// the delta and vega samples (pathwise where the payoff allows, common-random-number central
-// differences of the bumped scenarios elsewhere).
-template <class M>
+// a team per group of paths of a block, each team thread simulating `lanes` paths as the lanes of its
+// vector loop (path_simulation.hpp), in the precision Real; their values are written as structure of
+// arrays (quantity, product, sample) so neighbouring lanes write neighbouring addresses. A thread's
+// lanes past the end of its block simulate paths nobody keeps, so the loops stay whole.
+template <class Real, class M>
 void simulate_blocks(const M& base, const PricerSettings& s, const Kokkos::View<const Payoff*>& payoffs,
                      long first_block, long block_stride, long blocks, const SampleValues& values) {
   const int products = static_cast<int>(s.products.size());
-  const int scenarios = s.greeks ? 5 : 1;
+  const int scenarios = s.scenarios();
   Kokkos::Array<M, 5> models;
   const Scenario bumps[5] = {{}, {1 + s.spot_bump, 0}, {1 - s.spot_bump, 0}, {1, s.volatility_bump}, {1, -s.volatility_bump}};
   for (int k = 0; k < scenarios; ++k) models[k] = bumped(base, bumps[k]);
   const double spot = s.model == Model::gbm ? s.gbm.spot[0] : s.heston.spot;
   const int signs = s.antithetic ? 2 : 1;
-  // Scenario k's weight in the delta (quantity 2) and vega (3) samples of a bumped product.
   const double delta_scale = 1 / (2 * s.spot_bump * spot) / signs, vega_scale = 1 / (2 * s.volatility_bump) / signs;
-  const Kokkos::Array<double, 5> bump_weight{0, delta_scale, -delta_scale, vega_scale, -vega_scale};
+  const SampleTerms sample_terms{s.terms, spot, static_cast<double>(signs), s.path.volatility > 0,
+                                 {0, delta_scale, -delta_scale, vega_scale, -vega_scale}};
   const PathSetup setup = s.path;
-  const ProductTerms terms = s.terms;
   const auto key = random::key_of(s.seed);
   const long block_size = s.block_size;
-  const solvers::TeamShape shape = solvers::path_team_shape();
+  // On the host a thread's vector loop is its lane state's host_lanes paths.
+  const solvers::TeamShape shape =
+      mesh::device_memory_is_host ? solvers::TeamShape{1, host_lanes} : solvers::path_team_shape();
   const int threads = shape.threads, lanes = shape.lanes;
   const long groups = (block_size + shape.items() - 1) / shape.items();  // per block
   Kokkos::parallel_for(
@@ -74,32 +115,45 @@ void simulate_blocks(const M& base, const PricerSettings& s, const Kokkos::View<
         const long b = team.league_rank() / groups, group = team.league_rank() % groups;
         const long first_path = (first_block + b * block_stride) * block_size;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](const int thread) {
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](const int lane) {
-            const long in_block = (group * threads + thread) * lanes + lane;
-            if (in_block >= block_size) return;
-            const long sample = b * block_size + in_block;
+          const long first_in_block = (group * threads + thread) * lanes;
+          const long first_sample = b * block_size + first_in_block;
+          const long kept = block_size - first_in_block;  // lanes at or past this are outside the block
+          for_each_lane(team, lanes, [&](const int lane) {
+            if (lane >= kept) return;
             for (int p = 0; p < products; ++p)
-              for (int q = 0; q < 4; ++q) values(q, p, sample) = 0;
-            for (int k = 0; k < scenarios; ++k)
-              for (int n = 0; n < signs; ++n) {
-                const Draws draws{key, static_cast<std::uint64_t>(first_path + in_block), 0, n == 0 ? 1.0 : -1.0};
-                const PathRecord r = simulate(models[k], setup, draws);
-                for (int p = 0; p < products; ++p) {
-                  const double payoff = discounted_payoff(payoffs(p), r, terms);
-                  double dp = 0, vp = 0;
-                  const bool pathwise = setup.volatility > 0 && pathwise_greeks(payoffs(p), r, terms, spot, dp, vp);
-                  if (k == 0) {
-                    values(0, p, sample) += payoff / signs;
-                    values(1, p, sample) += control_variate(payoffs(p), r, terms) / signs;
-                    if (pathwise) values(2, p, sample) += dp / signs, values(3, p, sample) += vp / signs;
-                  } else if (!pathwise) {
-                    values(k < 3 ? 2 : 3, p, sample) += bump_weight[k] * payoff;
-                  }
-                }
-              }
+              for (int q = 0; q < 4; ++q) values(q, p, first_sample + lane) = 0;
           });
+          LaneState<Real> paths;
+          for (int k = 0; k < scenarios; ++k)
+            for (int n = 0; n < signs; ++n) {
+              const Draws first{key, static_cast<std::uint64_t>(first_path + first_in_block), 0, n == 0 ? 1.0 : -1.0};
+              simulate_lanes(team, lanes, models[k], setup, first, paths);
+              for_each_lane(team, lanes, [&](const int lane) {
+                if (lane >= kept) return;
+                const PathRecord r = record_of(paths, slot_of(lane), models[k].assets, setup);
+                add_samples(values, payoffs, sample_terms, r, k, first_sample + lane);
+              });
+            }
         });
       });
+}
+
+// The samples of a launch, in the precision and for the model of the settings.
+template <class Real>
+void simulate_model_blocks(const PricerSettings& s, const Kokkos::View<const Payoff*>& payoffs, long first_block,
+                           long block_stride, long blocks, const SampleValues& values) {
+  if (s.model == Model::gbm)
+    simulate_blocks<Real>(s.gbm, s, payoffs, first_block, block_stride, blocks, values);
+  else
+    simulate_blocks<Real>(s.heston, s, payoffs, first_block, block_stride, blocks, values);
+}
+
+void simulate_launch(const PricerSettings& s, const Kokkos::View<const Payoff*>& payoffs, long first_block,
+                     long block_stride, long blocks, const SampleValues& values) {
+  if (s.precision == solvers::Precision::single)
+    simulate_model_blocks<float>(s, payoffs, first_block, block_stride, blocks, values);
+  else
+    simulate_model_blocks<double>(s, payoffs, first_block, block_stride, blocks, values);
 }
 
 // The moments of each block's samples (moments.hpp), in a fixed order whatever the backend: per
@@ -168,6 +222,13 @@ const std::vector<std::string>& payoff_names() {
   return names;
 }
 
+int PricerSettings::scenarios() const {
+  const bool bumped = std::any_of(products.begin(), products.end(), [this](Payoff p) {
+    return path.volatility <= 0 || !has_pathwise_greeks(p);
+  });
+  return greeks && bumped ? 5 : 1;
+}
+
 bool is_barrier(Payoff p) { return p >= Payoff::barrier_down_in_call && p <= Payoff::barrier_up_out_put; }
 
 bool is_down_barrier(Payoff p) {
@@ -220,6 +281,7 @@ void declare_keys(io::Schema& schema) {
        "differences (relative spot bump 1%, volatility bump 0.01)"});
   add({f, "target_standard_error", KeyType::real, 0.0, "price",
        "stop once every product's standard error is below this (0: run all paths)", {}, 0, 1e12, false, true});
+  solvers::declare_precision_key(schema, "paths (log prices, variance, a path's running sums)");
 }
 
 namespace {
@@ -323,6 +385,7 @@ PricerSettings settings_of(const io::Deck& deck) {
   s.antithetic = deck.boolean("finance", "antithetic");
   s.control_variates = deck.boolean("finance", "control_variates");
   s.greeks = deck.boolean("finance", "greeks");
+  s.precision = solvers::precision(deck);
   s.block_size = static_cast<int>(deck.integer("finance", "block_size"));
   s.blocks_per_step = static_cast<int>(deck.integer("finance", "blocks_per_step"));
   const long samples = (deck.integer("finance", "paths") + (s.antithetic ? 1 : 0)) / (s.antithetic ? 2 : 1);
@@ -408,10 +471,7 @@ long MonteCarloPricer::run_launches(long first, long count) {
     const auto start = std::chrono::steady_clock::now();
     if (blocks > 0) {
       const long first_block = first + rank_ + rounds * ranks_;
-      if (settings_.model == Model::gbm)
-        simulate_blocks(settings_.gbm, settings_, payoffs_, first_block, ranks_, blocks, values_);
-      else
-        simulate_blocks(settings_.heston, settings_, payoffs_, first_block, ranks_, blocks, values_);
+      simulate_launch(settings_, payoffs_, first_block, ranks_, blocks, values_);
       block_moments(values_, chunk_sums_, block_sums_, blocks, settings_.block_size);
       const std::pair<long, long> launched(0, blocks);
       Kokkos::deep_copy(Kokkos::subview(block_sums_host_, launched, Kokkos::ALL, Kokkos::ALL),
@@ -535,14 +595,22 @@ std::vector<solvers::Scalar> MonteCarloPricer::progress(double) const {
 
 double MonteCarloPricer::work_per_step() const {
   return static_cast<double>(settings_.blocks_per_step) * settings_.block_size * settings_.path.steps *
-         (settings_.antithetic ? 2 : 1) * (settings_.greeks ? 5 : 1);
+         (settings_.antithetic ? 2 : 1) * settings_.scenarios();
 }
 
 std::string MonteCarloPricer::layout() const {
   std::ostringstream out;
   out << ranks_ << " ranks over " << settings_.blocks << " blocks of " << settings_.block_size
       << (settings_.antithetic ? " antithetic pairs" : " paths") << ", " << settings_.path.steps << " steps, "
-      << settings_.products.size() << " product(s)";
+      << settings_.products.size() << " product(s), " << solvers::precision_name(settings_.precision) << " precision";
+  // A step is blocks_per_step whole blocks on every rank count (so a target error stops at the same
+  // block on any of them): ranks beyond that have no block to take.
+  const int first_idle = settings_.blocks_per_step, last_idle = ranks_ - 1;
+  if (last_idle > first_idle)
+    out << "; ranks " << first_idle << "-" << last_idle << " idle";
+  else if (last_idle == first_idle)
+    out << "; rank " << first_idle << " idles";
+  if (last_idle >= first_idle) out << " (finance.blocks_per_step = " << first_idle << " is below the rank count)";
   return out.str();
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "io/deck.hpp"
+#include "solvers/common/precision.hpp"
 #include "solvers/finance/models.hpp"
 #include "solvers/finance/moments.hpp"
 #include "solvers/finance/path_simulation.hpp"
@@ -37,6 +38,10 @@ struct PricerSettings {
   bool antithetic = false, control_variates = true, greeks = false;
   double target_standard_error = 0;
   double spot_bump = 0.01, volatility_bump = 0.01;  // relative spot, absolute volatility
+  solvers::Precision precision = solvers::Precision::double_;  // of the paths; sums are in double either way
+  // Scenarios simulated per sample: the base, and with Greeks on the four bumped ones (spot up and
+  // down, volatility up and down) where a product takes finite differences (no pathwise Greeks).
+  int scenarios() const;
 };
 
 // One product's estimate from the sums so far.

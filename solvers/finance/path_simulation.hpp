@@ -1,10 +1,12 @@
 #pragma once
-// One path of a model, summarised for the payoffs: terminal prices, averages, extremes and the
-// barrier. Between monitoring dates the Brownian bridge gives the probability that the path crossed
-// the barrier, exp(-2 a b / (sigma^2 dt)) for log-distances a, b from it at the two dates
-// (Beaglehole, Dybvig & Zhou 1997); weighting by the survival probability instead of the indicator
-// prices the continuously monitored barrier from discrete dates, and smoothly. A knock-out rebate is
-// paid at the hit, so it is discounted from a hitting time drawn from the bridge's law given a crossing.
+// Paths of a model, summarised for the payoffs: terminal prices, averages, extremes and the barrier,
+// simulated a group at a time with the paths as the inner, vector loop (simulate_lanes). Between
+// monitoring dates the Brownian bridge gives the probability that the path crossed the barrier,
+// exp(-2 a b / (sigma^2 dt)) for log-distances a, b from it at the two dates (Beaglehole, Dybvig &
+// Zhou 1997); weighting by the survival probability instead of the indicator prices the continuously
+// monitored barrier from discrete dates, and smoothly. A knock-out rebate is paid at the hit, so it is
+// discounted from a hitting time drawn from the bridge's law given a crossing.
+#include "mesh/message_buffer.hpp"
 #include "solvers/finance/models.hpp"
 #include "solvers/finance/products.hpp"
 
@@ -28,54 +30,151 @@ struct PathSetup {
 // hitting time given a hit is inverse Gaussian with mean alpha / beta and shape alpha^2; drawn by
 // Michael, Schucany & Haas (1976) with xi = (that time) / alpha^2, written without cancellation and
 // finite at beta = 0. The two roots of their quadratic are the hit seen from the start and from the end.
-KOKKOS_INLINE_FUNCTION double bridge_hitting_fraction(double alpha, double beta, double z, double u) {
-  const double y = z * z, root = km::sqrt(4 * alpha * beta * y + y * y);
-  const double xi = 4 * y / ((root + y) * (root + y));
-  const double x = alpha * beta * xi;
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real bridge_hitting_fraction(Real alpha, Real beta, Real z, Real u) {
+  const Real y = z * z, root = km::sqrt(4 * alpha * beta * y + y * y);
+  const Real xi = 4 * y / ((root + y) * (root + y));
+  const Real x = alpha * beta * xi;
   return u * (1 + x) < 1 ? 1 - 1 / (1 + alpha * alpha * xi) : 1 / (1 + beta * beta * xi);
 }
 
-template <class Model>
-KOKKOS_INLINE_FUNCTION PathRecord simulate(const Model& model, const PathSetup& setup, Draws draws) {
-  double x[max_assets] = {}, variance = 0;
-  model.start(x, &variance);
-  PathRecord r;
-  const double log_start = x[0], start = km::exp(x[0]);
-  r.maximum = r.minimum = start;
-  if (setup.average_includes_start) r.arithmetic_sum = start, r.log_sum = x[0], r.fixings = 1;
-  for (int step = 0; step < setup.steps; ++step) {
-    draws.step = static_cast<std::uint64_t>(step);
-    const double before = x[0], bridge = model.bridge_variance(variance);
-    model.advance(x, &variance, setup.dt, draws);
-    const double s = km::exp(x[0]);
-    r.arithmetic_sum += s, r.log_sum += x[0], ++r.fixings;
-    if (setup.volatility > 0) {
-      r.log_vega = (x[0] - log_start - setup.vega_drift * (step + 1) * setup.dt) / setup.volatility;
-      r.arithmetic_vega_sum += s * r.log_vega, r.log_vega_sum += r.log_vega;
+// A team thread simulates a group of paths together, the time steps outside and the paths inside, as
+// the lanes of a vector loop (Kokkos::ThreadVectorRange): on the host Philox, log, cos and exp then run
+// across the paths in SIMD registers; on a GPU each lane is a thread with its own path. A thread keeps
+// its paths' state in slots: on the host one per lane of its loop, on a GPU the one of its own lane
+// (so there `lanes` must be the team's vector length: one loop iteration per CUDA thread).
+inline constexpr int host_lanes = 16;
+inline constexpr int lane_slots = mesh::device_memory_is_host ? host_lanes : 1;
+KOKKOS_INLINE_FUNCTION int slot_of(int lane) { return lane % lane_slots; }
+
+// body(lane) for the lanes of a thread's group; on the host always host_lanes of them, a constant
+// trip count for the vectoriser.
+template <class TeamMember, class Body>
+KOKKOS_INLINE_FUNCTION void for_each_lane(const TeamMember& team, int lanes, const Body& body) {
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, mesh::device_memory_is_host ? host_lanes : lanes), body);
+}
+
+// The state of a thread's paths in the precision of the paths, as arrays over the slots. Only what
+// a path uses is set at its start (the log prices of the model's assets).
+template <class Real>
+struct LaneState {
+  Real log_price[max_assets][lane_slots], variance[lane_slots], log_start[lane_slots];
+  Real arithmetic_sum[lane_slots], log_sum[lane_slots], maximum[lane_slots], minimum[lane_slots];
+  Real survival[lane_slots], rebate_value[lane_slots];
+  Real log_vega[lane_slots], arithmetic_vega_sum[lane_slots], log_vega_sum[lane_slots];
+  Real previous_log_price[lane_slots], previous_variance[lane_slots];  // at the last date, for the barrier
+};
+
+// One slot's log prices indexed by asset, as the models take them.
+template <class Real>
+struct SlotLogPrices {
+  Real (*log_price)[lane_slots];
+  int slot;
+  KOKKOS_INLINE_FUNCTION Real& operator[](int asset) const { return log_price[asset][slot]; }
+};
+
+template <class Real, class Model>
+KOKKOS_INLINE_FUNCTION void start_path(const Model& model, const PathSetup& setup, LaneState<Real>& p, int s) {
+  model.start(SlotLogPrices<Real>{p.log_price, s}, p.variance[s]);
+  const Real x = p.log_price[0][s], start = km::exp(x);
+  p.log_start[s] = x;
+  p.maximum[s] = p.minimum[s] = start;
+  p.arithmetic_sum[s] = setup.average_includes_start ? start : Real(0);
+  p.log_sum[s] = setup.average_includes_start ? x : Real(0);
+  p.survival[s] = 1, p.rebate_value[s] = 0;
+  p.log_vega[s] = p.arithmetic_vega_sum[s] = p.log_vega_sum[s] = 0;
+  p.previous_log_price[s] = x, p.previous_variance[s] = p.variance[s];
+}
+
+// One step of the model and the fixing at its end: what every product needs.
+template <bool one_asset, class Real, class Model>
+KOKKOS_INLINE_FUNCTION void advance_path(const Model& model, const PathSetup& setup, const Draws& draws,
+                                         LaneState<Real>& p, int s) {
+  model.template advance<one_asset>(SlotLogPrices<Real>{p.log_price, s}, p.variance[s], setup.dt, draws);
+  const Real x = p.log_price[0][s], price = km::exp(x);
+  p.arithmetic_sum[s] += price, p.log_sum[s] += x;
+  p.maximum[s] = max_of(p.maximum[s], price), p.minimum[s] = min_of(p.minimum[s], price);
+}
+
+// The pathwise vega's derivatives at the fixing after `step`.
+template <class Real>
+KOKKOS_INLINE_FUNCTION void track_vega(const PathSetup& setup, int step, LaneState<Real>& p, int s) {
+  const Real x = p.log_price[0][s], price = km::exp(x);
+  p.log_vega[s] = (x - p.log_start[s] - static_cast<Real>(setup.vega_drift * (step + 1) * setup.dt)) /
+                  static_cast<Real>(setup.volatility);
+  p.arithmetic_vega_sum[s] += price * p.log_vega[s], p.log_vega_sum[s] += p.log_vega[s];
+}
+
+// The barrier over `step`: the probability of a crossing, from the bridge between the dates, and the
+// knock-out rebate paid at it.
+template <class Real, class Model>
+KOKKOS_INLINE_FUNCTION void monitor_barrier(const Model& model, const PathSetup& setup, const Draws& draws, int step,
+                                            LaneState<Real>& p, int s) {
+  const Real dt = static_cast<Real>(setup.dt), log_barrier = static_cast<Real>(setup.log_barrier);
+  const Real side = setup.down_barrier ? Real(1) : Real(-1), bridge = model.bridge_variance(p.previous_variance[s]);
+  const Real a = side * (p.previous_log_price[s] - log_barrier), b = side * (p.log_price[0][s] - log_barrier);
+  const Real crossed = a <= 0 || b <= 0 ? Real(1)
+                       : setup.bridge_correction ? km::exp(-2 * a * b / (bridge * dt))
+                                                 : Real(0);
+  if (setup.rebate > 0 && p.survival[s] * crossed > 0) {
+    // Discrete monitoring sees the hit at the date; the bridge places it inside the step.
+    Real fraction = 1;
+    const Real deviation = km::sqrt(bridge * dt);
+    if (setup.bridge_correction && deviation > 0) {
+      const Draws hit = draws.hitting_times();
+      fraction = bridge_hitting_fraction(a / deviation, (b < 0 ? -b : b) / deviation, hit.normal<Real>(0),
+                                         hit.uniform<Real>(1));
     }
-    r.maximum = max_of(r.maximum, s), r.minimum = min_of(r.minimum, s);
-    if (setup.has_barrier) {
-      const double side = setup.down_barrier ? 1.0 : -1.0;
-      const double a = side * (before - setup.log_barrier), b = side * (x[0] - setup.log_barrier);
-      const double crossed = a <= 0 || b <= 0 ? 1.0
-                             : setup.bridge_correction ? km::exp(-2 * a * b / (bridge * setup.dt))
-                                                       : 0.0;
-      if (setup.rebate > 0 && r.survival * crossed > 0) {
-        // Discrete monitoring sees the hit at the date; the bridge places it inside the step.
-        double fraction = 1;
-        const double deviation = km::sqrt(bridge * setup.dt);
-        if (setup.bridge_correction && deviation > 0) {
-          const Draws hit = draws.hitting_times();
-          double z, unused;
-          hit.normals(0, z, unused);
-          fraction = bridge_hitting_fraction(a / deviation, (b < 0 ? -b : b) / deviation, z, hit.uniform(1));
-        }
-        r.rebate_value += r.survival * crossed * setup.rebate * km::exp(-setup.rate * (step + fraction) * setup.dt);
-      }
-      r.survival *= 1 - crossed;
-    }
+    p.rebate_value[s] += p.survival[s] * crossed * static_cast<Real>(setup.rebate) *
+                         km::exp(static_cast<Real>(-setup.rate) * (static_cast<Real>(step) + fraction) * dt);
   }
-  for (int a = 0; a < model.assets; ++a) r.terminal[a] = km::exp(x[a]);
+  p.survival[s] *= 1 - crossed;
+  p.previous_log_price[s] = p.log_price[0][s], p.previous_variance[s] = p.variance[s];
+}
+
+// The steps of the group of `lanes` paths from `first.path` on (first.step is ignored). The products'
+// optional parts (vega, barrier) run as loops of their own, so the common loop stays branch-free.
+template <bool one_asset, class Real, class Model, class TeamMember>
+KOKKOS_INLINE_FUNCTION void simulate_steps(const TeamMember& team, int lanes, const Model& model,
+                                           const PathSetup& setup, const Draws& first, LaneState<Real>& paths) {
+  const auto draws_of = [&](int lane, int step) {
+    const auto path = first.path + static_cast<std::uint64_t>(lane);
+    return Draws{first.key, path, static_cast<std::uint64_t>(step), first.sign};
+  };
+  for (int step = 0; step < setup.steps; ++step) {
+    for_each_lane(team, lanes, [&](const int lane) {
+      advance_path<one_asset>(model, setup, draws_of(lane, step), paths, slot_of(lane));
+    });
+    if (setup.volatility > 0)
+      for_each_lane(team, lanes, [&](const int lane) { track_vega(setup, step, paths, slot_of(lane)); });
+    if (setup.has_barrier)
+      for_each_lane(team, lanes, [&](const int lane) {
+        monitor_barrier(model, setup, draws_of(lane, step), step, paths, slot_of(lane));
+      });
+  }
+}
+
+// The group of `lanes` paths from `first.path` on, from the start through all steps.
+template <class Real, class Model, class TeamMember>
+KOKKOS_INLINE_FUNCTION void simulate_lanes(const TeamMember& team, int lanes, const Model& model,
+                                           const PathSetup& setup, const Draws& first, LaneState<Real>& paths) {
+  for_each_lane(team, lanes, [&](const int lane) { start_path(model, setup, paths, slot_of(lane)); });
+  if (model.assets == 1)
+    simulate_steps<true>(team, lanes, model, setup, first, paths);
+  else
+    simulate_steps<false>(team, lanes, model, setup, first, paths);
+}
+
+// What the payoffs read of a simulated path, in double.
+template <class Real>
+KOKKOS_INLINE_FUNCTION PathRecord record_of(const LaneState<Real>& p, int s, int assets, const PathSetup& setup) {
+  PathRecord r;
+  for (int a = 0; a < assets; ++a) r.terminal[a] = km::exp(static_cast<double>(p.log_price[a][s]));
+  r.arithmetic_sum = p.arithmetic_sum[s], r.log_sum = p.log_sum[s];
+  r.fixings = setup.steps + (setup.average_includes_start ? 1 : 0);
+  r.maximum = p.maximum[s], r.minimum = p.minimum[s];
+  r.survival = p.survival[s], r.rebate_value = p.rebate_value[s];
+  r.log_vega = p.log_vega[s], r.arithmetic_vega_sum = p.arithmetic_vega_sum[s], r.log_vega_sum = p.log_vega_sum[s];
   return r;
 }
 

@@ -102,9 +102,16 @@ KOKKOS_INLINE_FUNCTION double control_variate(Payoff p, const PathRecord& r, con
   }
 }
 
+// Whether the payoff's delta and vega come pathwise (below) under GBM; the others (digitals, barriers,
+// several assets) take bumped paths.
+KOKKOS_INLINE_FUNCTION bool has_pathwise_greeks(Payoff p) {
+  return p == Payoff::european_call || p == Payoff::european_put || p == Payoff::asian_arithmetic_call ||
+         p == Payoff::asian_arithmetic_put || p == Payoff::asian_geometric_call || p == Payoff::asian_geometric_put;
+}
+
 // Pathwise delta and vega (Glasserman 2004, section 7.2) of the payoffs that are Lipschitz in the
 // path, under GBM: S_t scales with S_0, so dS_t/dS_0 = S_t/S_0, and dS_t/dsigma = S_t d ln S_t/dsigma.
-// Returns false for the others (digitals, barriers, several assets), which take bumps instead.
+// Returns false for the others (has_pathwise_greeks).
 KOKKOS_INLINE_FUNCTION bool pathwise_greeks(Payoff p, const PathRecord& r, const ProductTerms& t, double spot,
                                             double& delta, double& vega) {
   const double s = r.terminal[0], k = t.strike, d = t.discount;
