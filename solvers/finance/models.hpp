@@ -97,16 +97,17 @@ struct MultiAssetGbm {
 
   template <bool one_asset, class Real, class LogPrices>
   KOKKOS_INLINE_FUNCTION void advance(LogPrices log_price, Real& /*variance*/, double dt, const Draws& d) const {
-    if (one_asset) {
+    // `if constexpr`: nvcc warns of the unreachable loop below a plain `if` that returns.
+    if constexpr (one_asset) {
       log_price[0] += static_cast<Real>(drift(0, dt)) + static_cast<Real>(diffusion(0, dt)) * d.normal<Real>(0);
-      return;
-    }
-    Real z[max_assets + 1];  // normals come in pairs
-    for (int a = 0; a < assets; a += 2) d.normals(a / 2, z[a], z[a + 1]);
-    for (int a = 0; a < assets; ++a) {
-      Real correlated = 0;
-      for (int b = 0; b <= a; ++b) correlated += static_cast<Real>(cholesky[a * max_assets + b]) * z[b];
-      log_price[a] += static_cast<Real>(drift(a, dt)) + static_cast<Real>(diffusion(a, dt)) * correlated;
+    } else {
+      Real z[max_assets + 1];  // normals come in pairs
+      for (int a = 0; a < assets; a += 2) d.normals(a / 2, z[a], z[a + 1]);
+      for (int a = 0; a < assets; ++a) {
+        Real correlated = 0;
+        for (int b = 0; b <= a; ++b) correlated += static_cast<Real>(cholesky[a * max_assets + b]) * z[b];
+        log_price[a] += static_cast<Real>(drift(a, dt)) + static_cast<Real>(diffusion(a, dt)) * correlated;
+      }
     }
   }
 

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Poisson benchmark: time per pressure Poisson solve against grid size for CG with the Jacobi and with the
+# multigrid preconditioner (bench/poisson_benchmark, solvers/common/sparse), and how each grows.
+#
+# The problem is the projection solver's pressure equation on the unit square with walls all round,
+# solved from zero to a relative residual of 1e-10, on 32^2 ... 1024^2 (Jacobi-CG up to 512^2). With N
+# cells, Jacobi-CG needs O(sqrt N) iterations of O(N) work, so its time should grow like N^1.5; multigrid's
+# iterations stay flat, so its time should grow like N. The exponents are least-squares fits of
+# log(time) against log(N) over the grids timed.
+#
+# Output: a table (preconditioner, n, cells, iterations, seconds per solve, max error against the exact
+# solution), then lines a script can read:
+#   ratio poisson-jacobi-time-exponent <fit>        ratio poisson-multigrid-time-exponent <fit>
+#   ratio poisson-multigrid-iterations-spread <most - fewest iterations over the grids>
+# and, where a Python with matplotlib is found, the log-log plot in POISSON_PLOT.
+#
+# usage: bench/poisson_benchmark.sh [BUILD_DIR]      (BUILD_DIR default: build/release in the repository)
+# environment: POISSON_BENCHMARK  poisson_benchmark binary  (default BUILD_DIR/bench/poisson_benchmark)
+#              MERIDIAN           meridian binary           (default BUILD_DIR/apps/meridian; only checked)
+#              RANKS              MPI ranks                 (default 1)
+#              POISSON_PLOT       plot file                 (default poisson_scaling.png in the current folder)
+#              MPIRUN             MPI launcher command      (default mpirun)
+#              BENCH_TIMEOUT      seconds allowed           (default 600)
+set -euo pipefail
+
+# shellcheck source=common.sh source-path=SCRIPTDIR
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_setup "${BASH_SOURCE[0]}" poisson_benchmark "$@"
+program=$reference_binary
+ranks=${RANKS:-1}
+plot=${POISSON_PLOT:-poisson_scaling.png}
+solves="$work_dir/solves.out"
+
+echo "poisson_benchmark on $ranks rank(s)" >&2
+timeout "$run_timeout_seconds" "${mpirun[@]}" -n "$ranks" "$program" >"$solves" ||
+  bench_fail_with_log "poisson_benchmark failed or timed out:" "$solves"
+
+echo
+echo "poisson benchmark ($(nproc) cores, $ranks rank(s); $(date -u '+%Y-%m-%d %H:%M UTC'))"
+echo "cell-centred Laplacian, walls all round, relative residual 1e-10 from zero; seconds: best of 3 solves"
+echo
+printf "%-10s %6s %9s %6s %12s %10s\n" preconditioner n cells iters s/solve "max error"
+awk '$1 == "solve" { printf "%-10s %6d %9d %6d %12.4e %10.3e\n", $2, $3, $4, $5, $6, $7 }' "$solves"
+echo
+# Least-squares slope of log(seconds) against log(cells), and the spread of multigrid's iteration counts.
+awk '$1 == "solve" {
+    p = $2; x = log($4); y = log($6)
+    n[p]++; sx[p] += x; sy[p] += y; sxx[p] += x * x; sxy[p] += x * y
+    if (!(p in fewest) || $5 < fewest[p]) fewest[p] = $5
+    if ($5 > most[p]) most[p] = $5
+  }
+  END {
+    for (p in n) printf "ratio poisson-%s-time-exponent %.3f\n", p,
+      (n[p] * sxy[p] - sx[p] * sy[p]) / (n[p] * sxx[p] - sx[p] * sx[p])
+    printf "ratio poisson-multigrid-iterations-spread %d\n", most["multigrid"] - fewest["multigrid"]
+  }' "$solves" | sort
+
+python=""
+for candidate in /usr/bin/python3 python3; do
+  if command -v "$candidate" >/dev/null && "$candidate" -c 'import matplotlib' 2>/dev/null; then
+    python=$candidate
+    break
+  fi
+done
+if [[ -z $python ]]; then
+  echo "plot skipped: no Python with matplotlib found"
+  exit 0
+fi
+"$python" - "$solves" "$plot" <<'PY'
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+
+runs = {}
+for line in open(sys.argv[1]):
+    words = line.split()
+    if words and words[0] == "solve":
+        runs.setdefault(words[1], []).append((int(words[3]), float(words[5])))
+fig, ax = plt.subplots(figsize=(6, 4.5))
+for name, points in sorted(runs.items()):
+    cells, seconds = zip(*points)
+    ax.loglog(cells, seconds, "o-", label=f"CG + {name}")
+first_cells, first_seconds = runs["multigrid"][0]
+cells = [c for c, _ in runs["multigrid"]]
+ax.loglog(cells, [first_seconds * c / first_cells for c in cells], "k:", label="~ N")
+ax.loglog(cells, [first_seconds * (c / first_cells) ** 1.5 for c in cells], "k--", label="~ N^1.5")
+ax.set_xlabel("cells N")
+ax.set_ylabel("seconds per solve (residual 1e-10)")
+ax.legend()
+ax.grid(True, which="both", alpha=0.3)
+fig.tight_layout()
+fig.savefig(sys.argv[2], dpi=120)
+print(f"plot: {sys.argv[2]}")
+PY
