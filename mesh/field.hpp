@@ -1,7 +1,8 @@
 #pragma once
 // A field is a Kokkos View of one or more components on the local block plus halo cells.
 // Index order (component, z, y, x), LayoutRight: x is contiguous on every backend and matches
-// the C order of the HDF5 datasets.
+// the C order of the HDF5 datasets. Fields are double unless a solver stores its state in another
+// floating-point type (advection's single precision): FieldOf<float>.
 #include <Kokkos_Core.hpp>
 
 #include <string>
@@ -12,12 +13,15 @@
 namespace meridian::mesh {
 
 using Layout = Kokkos::LayoutRight;
-using Field = Kokkos::View<double****, Layout>;
+template <class Real>
+using FieldOf = Kokkos::View<Real****, Layout>;
+using Field = FieldOf<double>;
 
 // Allocated extents including halos, in View order (z, y, x).
-inline Field make_field(const Decomposition& decomp, int components, const std::string& label) {
-  return Field(label, components, decomp.local_cells(2) + 2 * decomp.halo(2),
-               decomp.local_cells(1) + 2 * decomp.halo(1), decomp.local_cells(0) + 2 * decomp.halo(0));
+template <class Real = double>
+FieldOf<Real> make_field(const Decomposition& decomp, int components, const std::string& label) {
+  return FieldOf<Real>(label, components, decomp.local_cells(2) + 2 * decomp.halo(2),
+                       decomp.local_cells(1) + 2 * decomp.halo(1), decomp.local_cells(0) + 2 * decomp.halo(0));
 }
 
 // A view readable on the host, for staging output and checkpoints: the view itself where device

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 #include "mesh/timers.hpp"
 
@@ -18,14 +19,16 @@ struct Box {
 
 using BoxPolicy = Kokkos::MDRangePolicy<Kokkos::Rank<4>>;
 
-BoxPolicy policy_of(const Field& field, const Box& box) {
+template <class T>
+BoxPolicy policy_of(const FieldOf<T>& field, const Box& box) {
   return BoxPolicy({0, box.lo[2], box.lo[1], box.lo[0]},
                    {static_cast<long>(field.extent(0)), box.hi[2], box.hi[1], box.hi[0]});
 }
 
 // Copies a box of every component of a field to or from the start of a buffer, in the buffer's
 // order (component, z, y, x), the cell's indices straight from the loop (no divisions).
-void copy_box(const Field& field, const Kokkos::View<double*>& buffer, const Box& box, Direction direction) {
+template <class T>
+void copy_box(const FieldOf<T>& field, const Kokkos::View<T*>& buffer, const Box& box, Direction direction) {
   const long nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1], nz = box.hi[2] - box.lo[2];
   const long x0 = box.lo[0], y0 = box.lo[1], z0 = box.lo[2];
   const bool pack = direction == Direction::pack;
@@ -33,7 +36,7 @@ void copy_box(const Field& field, const Kokkos::View<double*>& buffer, const Box
       pack ? "halo::pack" : "halo::unpack", policy_of(field, box),
       KOKKOS_LAMBDA(const long c, const long k, const long j, const long i) {
         const long n = ((c * nz + (k - z0)) * ny + (j - y0)) * nx + (i - x0);
-        double& cell = field(c, k, j, i);
+        T& cell = field(c, k, j, i);
         if (pack)
           buffer(n) = cell;
         else
@@ -43,7 +46,8 @@ void copy_box(const Field& field, const Kokkos::View<double*>& buffer, const Box
 
 // A periodic axis held whole by this rank: each halo is the interior slab a period away, copied
 // within the field (no buffer, no message).
-void copy_periodic_image(const Field& field, const Box& halo, int axis, long shift) {
+template <class T>
+void copy_periodic_image(const FieldOf<T>& field, const Box& halo, int axis, long shift) {
   const long dx = axis == 0 ? shift : 0, dy = axis == 1 ? shift : 0, dz = axis == 2 ? shift : 0;
   Kokkos::parallel_for(
       "halo::periodic_image", policy_of(field, halo), KOKKOS_LAMBDA(const long c, const long k, const long j, const long i) {
@@ -81,25 +85,34 @@ long max_slab_cells(const Decomposition& d) {
   return largest;
 }
 
+template <class T>
+MPI_Datatype mpi_type() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "fields are float or double");
+  return std::is_same_v<T, float> ? MPI_FLOAT : MPI_DOUBLE;
+}
+
 }  // namespace
 
-HaloExchange::HaloExchange(const Decomposition& decomp, int components, MessagePath path)
+template <class T>
+HaloExchangeOf<T>::HaloExchangeOf(const Decomposition& decomp, int components, MessagePath path)
     : decomp_(decomp), components_(components) {
   const auto size = static_cast<std::size_t>(max_slab_cells(decomp) * components);
   for (int side = 0; side < 2; ++side) {
-    send_[side] = MessageBuffer("halo::send", size, path);
-    receive_[side] = MessageBuffer("halo::receive", size, path);
+    send_[side] = MessageBufferOf<T>("halo::send", size, path);
+    receive_[side] = MessageBufferOf<T>("halo::receive", size, path);
   }
 }
 
-void HaloExchange::exchange(const Field& field, Corners corners) {
+template <class T>
+void HaloExchangeOf<T>::exchange(const FieldOf<T>& field, Corners corners) {
   timing::ScopedTimer timer("halo exchange");
   if (static_cast<int>(field.extent(0)) > components_)
     throw std::logic_error("HaloExchange: more components than the buffers were sized for");
   for (int axis = 0; axis < decomp_.dimensions(); ++axis) exchange_axis(field, axis, corners);
 }
 
-void HaloExchange::exchange_axis(const Field& field, int axis, Corners corners) {
+template <class T>
+void HaloExchangeOf<T>::exchange_axis(const FieldOf<T>& field, int axis, Corners corners) {
   const std::array<int, 2> neighbour{decomp_.lower_neighbour(axis), decomp_.upper_neighbour(axis)};
   if (neighbour[0] == decomp_.rank() && neighbour[1] == decomp_.rank()) {
     const long n = decomp_.local_cells(axis);
@@ -124,9 +137,9 @@ void HaloExchange::exchange_axis(const Field& field, int axis, Corners corners) 
     if (neighbour[side] == MPI_PROC_NULL) continue;
     // Both sides exchange slabs of the same shape, so the receive count equals the send count.
     const int n = static_cast<int>(count[side]);
-    MPI_Irecv(receive_[side].receive_into(), n, MPI_DOUBLE, neighbour[side], receive_tag[side], decomp_.comm(),
+    MPI_Irecv(receive_[side].receive_into(), n, mpi_type<T>(), neighbour[side], receive_tag[side], decomp_.comm(),
               &requests[side]);
-    MPI_Isend(send_[side].send_from(count[side]), n, MPI_DOUBLE, neighbour[side], send_tag[side], decomp_.comm(),
+    MPI_Isend(send_[side].send_from(count[side]), n, mpi_type<T>(), neighbour[side], send_tag[side], decomp_.comm(),
               &requests[2 + side]);
   }
   MPI_Waitall(4, requests.data(), MPI_STATUSES_IGNORE);
@@ -137,5 +150,8 @@ void HaloExchange::exchange_axis(const Field& field, int axis, Corners corners) 
   }
   Kokkos::fence();
 }
+
+template class HaloExchangeOf<float>;
+template class HaloExchangeOf<double>;
 
 }  // namespace meridian::mesh

@@ -15,21 +15,26 @@ namespace meridian::mesh {
 
 enum class Corners { skip, fill };
 
-class HaloExchange {
+// Exchanges fields of values of type T; its buffers and messages carry T, so a single-precision
+// field sends half the bytes of a double one.
+template <class T>
+class HaloExchangeOf {
  public:
   // Buffers are sized for fields of up to `components` components.
-  HaloExchange(const Decomposition& decomp, int components, MessagePath path = default_message_path());
+  HaloExchangeOf(const Decomposition& decomp, int components, MessagePath path = default_message_path());
 
   // Fills the halos of the field from the neighbouring ranks (or the periodic image).
   // Halos across an open boundary are left as they are: the solver owns those.
-  void exchange(const Field& field, Corners corners = Corners::skip);
+  void exchange(const FieldOf<T>& field, Corners corners = Corners::skip);
 
  private:
-  void exchange_axis(const Field& field, int axis, Corners corners);
+  void exchange_axis(const FieldOf<T>& field, int axis, Corners corners);
 
   const Decomposition& decomp_;
   int components_;
-  std::array<MessageBuffer, 2> send_, receive_;  // per side: towards the lower and the upper neighbour
+  std::array<MessageBufferOf<T>, 2> send_, receive_;  // per side: towards the lower and the upper neighbour
 };
+
+using HaloExchange = HaloExchangeOf<double>;
 
 }  // namespace meridian::mesh

@@ -40,24 +40,33 @@ MessagePath choose_message_path(const std::string& setting) {
 MessagePath default_message_path() { return process_default(); }
 void set_default_message_path(MessagePath path) { process_default() = path; }
 
-MessageBuffer::MessageBuffer(const std::string& label, std::size_t size, MessagePath path)
+template <class T>
+MessageBufferOf<T>::MessageBufferOf(const std::string& label, std::size_t size, MessagePath path)
     : device_(label, size), path_(path) {
-  if (path_ == MessagePath::staged) host_ = Kokkos::View<double*, PinnedSpace>(label + "_host", size);
+  if (path_ == MessagePath::staged) host_ = Kokkos::View<T*, PinnedSpace>(label + "_host", size);
 }
 
-double* MessageBuffer::send_from(std::size_t count) {
+template <class T>
+T* MessageBufferOf<T>::send_from(std::size_t count) {
   if (path_ == MessagePath::direct) return device_.data();
   const std::pair<std::size_t, std::size_t> first(0, count);
   Kokkos::deep_copy(Kokkos::subview(host_, first), Kokkos::subview(device_, first));  // fences: MPI may read
   return host_.data();
 }
 
-double* MessageBuffer::receive_into() { return path_ == MessagePath::direct ? device_.data() : host_.data(); }
+template <class T>
+T* MessageBufferOf<T>::receive_into() {
+  return path_ == MessagePath::direct ? device_.data() : host_.data();
+}
 
-void MessageBuffer::received(std::size_t count) {
+template <class T>
+void MessageBufferOf<T>::received(std::size_t count) {
   if (path_ == MessagePath::direct) return;
   const std::pair<std::size_t, std::size_t> first(0, count);
   Kokkos::deep_copy(Kokkos::subview(device_, first), Kokkos::subview(host_, first));
 }
+
+template class MessageBufferOf<float>;
+template class MessageBufferOf<double>;
 
 }  // namespace meridian::mesh

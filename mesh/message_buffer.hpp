@@ -42,24 +42,28 @@ MessagePath choose_message_path(const std::string& setting);
 MessagePath default_message_path();
 void set_default_message_path(MessagePath path);
 
-class MessageBuffer {
+// Of values of type T: double for the FFT's transposes and most fields, float for single-precision ones.
+template <class T>
+class MessageBufferOf {
  public:
-  MessageBuffer() = default;
-  MessageBuffer(const std::string& label, std::size_t size, MessagePath path);
+  MessageBufferOf() = default;
+  MessageBufferOf(const std::string& label, std::size_t size, MessagePath path);
 
   // Where the pack kernels write and the unpack kernels read.
-  const Kokkos::View<double*>& values() const { return device_; }
+  const Kokkos::View<T*>& values() const { return device_; }
   // The pointer MPI sends from, once the first `count` values are packed and fenced.
-  double* send_from(std::size_t count);
+  T* send_from(std::size_t count);
   // The pointer MPI receives into.
-  double* receive_into();
+  T* receive_into();
   // After MPI has received `count` values: brings them to values().
   void received(std::size_t count);
 
  private:
-  Kokkos::View<double*> device_;
-  Kokkos::View<double*, PinnedSpace> host_;
+  Kokkos::View<T*> device_;
+  Kokkos::View<T*, PinnedSpace> host_;
   MessagePath path_ = MessagePath::staged;
 };
+
+using MessageBuffer = MessageBufferOf<double>;
 
 }  // namespace meridian::mesh
