@@ -2,16 +2,18 @@
 
 #include <cmath>
 #include <sstream>
+#include <type_traits>
 
 #include "mesh/reductions.hpp"
 #include "solvers/advection/tracer_statistics.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/memory_budget.hpp"
+#include "solvers/common/precision.hpp"
 #include "solvers/common/team_shape.hpp"
 
 namespace meridian::advection {
 
-using mesh::Field;
+using mesh::FieldOf;
 
 namespace {
 
@@ -31,10 +33,10 @@ Kokkos::MDRangePolicy<Kokkos::Rank<4>> interior_policy(const Block& b, int compo
       {0, b.hz, b.hy, b.hx}, {components, b.hz + b.nz + extra[2], b.hy + b.ny + extra[1], b.hx + b.nx + extra[0]});
 }
 
-// The sum over the axes of a cell's flux differences, written once for any per-face flux.
-template <class FaceFluxOf>
-KOKKOS_INLINE_FUNCTION double flux_divergence(const FaceFluxOf& flux_of, bool three_d, int k, int j, int i) {
-  double divergence = flux_of(0, k, j, i + 1) - flux_of(0, k, j, i) + flux_of(1, k, j + 1, i) - flux_of(1, k, j, i);
+// The sum over the axes of a cell's flux differences, written once for any per-face flux, in Real.
+template <class Real, class FaceFluxOf>
+KOKKOS_INLINE_FUNCTION Real flux_divergence(const FaceFluxOf& flux_of, bool three_d, int k, int j, int i) {
+  Real divergence = flux_of(0, k, j, i + 1) - flux_of(0, k, j, i) + flux_of(1, k, j + 1, i) - flux_of(1, k, j, i);
   if (three_d) divergence += flux_of(2, k + 1, j, i) - flux_of(2, k, j, i);
   return divergence;
 }
@@ -69,8 +71,10 @@ Placement placement_of(const mesh::Decomposition& d, const Block& b, const std::
   return Placement{d.offset(0) - b.hx, d.offset(1) - b.hy, d.offset(2) - b.hz, h[0], h[1], h[2]};
 }
 
-// The volume flux through the lower face of every cell along `axis`, from the wind's vector potential.
-void face_fluxes(const Block& b, const Placement& at, const Wind& wind, int axis, const FaceFlux& flux) {
+// The volume flux through the lower face of every cell along `axis`, from the wind's vector potential:
+// computed in double and stored rounded to Real.
+template <class Real>
+void face_fluxes(const Block& b, const Placement& at, const Wind& wind, int axis, const FaceFlux<Real>& flux) {
   const long ox = at.ox, oy = at.oy, oz = at.oz;
   const double dx = at.dx, dy = at.dy, dz = at.dz;
   Kokkos::parallel_for(
@@ -92,12 +96,13 @@ void face_fluxes(const Block& b, const Placement& at, const Wind& wind, int axis
         else
           phi = dy * (wind.potential(1, x1, yc, z0) - wind.potential(1, x0, yc, z0)) -
                 dx * (wind.potential(0, xc, y1, z0) - wind.potential(0, xc, y0, z0));
-        flux(k, j, i) = phi;
+        flux(k, j, i) = static_cast<Real>(phi);
       });
 }
 
 // Max over this rank's cells of the sum over axes of |u|/h, at time factor 1.
-double max_courant_rate(const Block& b, const std::array<FaceFlux, 3>& flux, double inverse_volume) {
+template <class Real>
+double max_courant_rate(const Block& b, const std::array<FaceFlux<Real>, 3>& flux, double inverse_volume) {
   const auto fx = flux[0], fy = flux[1], fz = flux[2];
   double local = 0;
   Kokkos::parallel_reduce(
@@ -131,15 +136,16 @@ KOKKOS_INLINE_FUNCTION double cell_average(const Shape& shape, const Wind& wind,
   return sum;
 }
 
-// Cell averages of the tracers carried back along the wind to time 0.
+// Cell averages of the tracers carried back along the wind to time 0, computed in double.
+template <class Real>
 void cell_averages(const Block& b, const Placement& at, const Wind& wind, const Kokkos::View<const Shape*>& shapes,
-                   double time, const Field& target) {
+                   double time, const FieldOf<Real>& target) {
   const int z_points = b.three_d ? GaussRule::points : 1;
   Kokkos::parallel_for(
       "advection::cell_averages", interior_policy(b, b.components),
       KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
-        target(c, k, j, i) = cell_average(shapes(c), wind, time, (at.ox + i) * at.dx, (at.oy + j) * at.dy,
-                                          (at.oz + k) * at.dz, at, z_points);
+        target(c, k, j, i) = static_cast<Real>(cell_average(shapes(c), wind, time, (at.ox + i) * at.dx,
+                                                            (at.oy + j) * at.dy, (at.oz + k) * at.dz, at, z_points));
       });
 }
 
@@ -172,6 +178,7 @@ void declare_keys(io::Schema& schema) {
   schema.add({section, "limiter", KeyType::string, std::string("none"), "",
               "none, or fct: Zalesak flux-corrected transport on the last RK stage (bounds from the old step)",
               {"none", "fct"}});
+  solvers::declare_precision_key(schema, "tracer fields");
 }
 
 namespace {
@@ -206,9 +213,10 @@ Settings settings_of(const io::Deck& deck, const mesh::GridSpec& grid) {
 }  // namespace
 
 namespace {
-// Bytes a rank needs: per tracer the state and two stage buffers (and with FCT
-// the low-order state, two limiter ratios and three antidiffusive fluxes), three face fluxes, and
-// the host copy of the tracers an output stages. Halos add a few per cent, left out.
+// Bytes a rank needs: per tracer the state and two stage buffers (and with FCT the low-order state,
+// two limiter ratios and three antidiffusive fluxes) and three face fluxes, all in the deck's
+// precision, and the host copy in double of the tracers an output stages. Halos add a few per cent,
+// left out.
 void require_memory(const io::Deck& deck, const mesh::GridSpec& grid, const Settings& s, MPI_Comm comm) {
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
@@ -216,15 +224,18 @@ void require_memory(const io::Deck& deck, const mesh::GridSpec& grid, const Sett
       {static_cast<std::uint64_t>(grid.cells[0]), static_cast<std::uint64_t>(grid.cells[1]),
        static_cast<std::uint64_t>(grid.cells[2])});
   const std::uint64_t local = cells == UINT64_MAX ? cells : (cells + ranks - 1) / ranks;
-  const std::uint64_t per_tracer = s.limiter ? 3 + 6 + 1 : 3 + 1;
+  const std::uint64_t real_size = solvers::precision(deck) == solvers::Precision::single ? sizeof(float) : sizeof(double);
+  const std::uint64_t per_tracer = s.limiter ? 3 + 6 : 3;
   const std::uint64_t fields = solvers::saturating_sum(solvers::saturating_product({per_tracer, s.tracers.size()}), 3);
-  solvers::require_memory(deck, "mesh", "nx", solvers::saturating_product({local, fields, sizeof(double)}),
+  const std::uint64_t bytes_per_cell = solvers::saturating_sum(
+      solvers::saturating_product({fields, real_size}), solvers::saturating_product({s.tracers.size(), sizeof(double)}));
+  solvers::require_memory(deck, "mesh", "nx", solvers::saturating_product({local, bytes_per_cell}),
                           "the tracer fields, stage buffers and face fluxes", comm);
 }
 }  // namespace
 
 void validate(const io::Deck& deck, MPI_Comm comm) {
-  const mesh::GridSpec grid = solvers::grid_spec(deck, AdvectionSolver::halo_width);
+  const mesh::GridSpec grid = solvers::grid_spec(deck, halo_width);
   require_memory(deck, grid, settings_of(deck, grid), comm);
   try {
     const mesh::Decomposition decomposition(comm, grid);
@@ -234,17 +245,20 @@ void validate(const io::Deck& deck, MPI_Comm comm) {
 }
 
 std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
-  const mesh::GridSpec grid = solvers::grid_spec(deck, AdvectionSolver::halo_width);
+  const mesh::GridSpec grid = solvers::grid_spec(deck, halo_width);
   const Settings s = settings_of(deck, grid);
   require_memory(deck, grid, s, comm);
   try {
-    return std::make_unique<AdvectionSolver>(grid, s, comm);
+    if (solvers::precision(deck) == solvers::Precision::single)
+      return std::make_unique<AdvectionSolver<float>>(grid, s, comm);
+    return std::make_unique<AdvectionSolver<double>>(grid, s, comm);
   } catch (const mesh::DecompositionError& e) {
     deck.fail("mesh", e.key(), e.what());
   }
 }
 
-AdvectionSolver::AdvectionSolver(const mesh::GridSpec& grid, Settings settings, MPI_Comm comm)
+template <class Real>
+AdvectionSolver<Real>::AdvectionSolver(const mesh::GridSpec& grid, Settings settings, MPI_Comm comm)
     : settings_(std::move(settings)),
       decomp_(comm, grid),
       exchange_(decomp_, 2 * static_cast<int>(settings_.tracers.size())),
@@ -259,13 +273,13 @@ AdvectionSolver::AdvectionSolver(const mesh::GridSpec& grid, Settings settings, 
       if (decomp_.at_upper_boundary(axis)) open_faces_.upper[axis] = h + n;
     }
   }
-  q_ = mesh::make_field(decomp_, components_, "advection::q");
-  stage_a_ = mesh::make_field(decomp_, components_, "advection::stage_a");
-  stage_b_ = mesh::make_field(decomp_, components_, "advection::stage_b");
+  q_ = mesh::make_field<Real>(decomp_, components_, "advection::q");
+  stage_a_ = mesh::make_field<Real>(decomp_, components_, "advection::stage_a");
+  stage_b_ = mesh::make_field<Real>(decomp_, components_, "advection::stage_b");
   if (settings_.limiter) {
-    low_order_ = mesh::make_field(decomp_, components_, "advection::low_order");
-    limiter_ratio_ = mesh::make_field(decomp_, 2 * components_, "advection::limiter_ratio");
-    for (auto& a : antidiffusive_) a = mesh::make_field(decomp_, components_, "advection::antidiffusive");
+    low_order_ = mesh::make_field<Real>(decomp_, components_, "advection::low_order");
+    limiter_ratio_ = mesh::make_field<Real>(decomp_, 2 * components_, "advection::limiter_ratio");
+    for (auto& a : antidiffusive_) a = mesh::make_field<Real>(decomp_, components_, "advection::antidiffusive");
   }
   if (!mesh::device_memory_is_host) q_host_ = Kokkos::create_mirror(q_);
   for (const auto& t : settings_.tracers) {
@@ -282,34 +296,39 @@ AdvectionSolver::AdvectionSolver(const mesh::GridSpec& grid, Settings settings, 
   fill_cell_averages(q_, 0.0);
 }
 
-void AdvectionSolver::compute_face_fluxes() {
+template <class Real>
+void AdvectionSolver<Real>::compute_face_fluxes() {
   const Block b = block_of(decomp_, components_);
   const Placement at = placement_of(decomp_, b, spacing_);
   for (int axis = 0; axis < 3; ++axis) {
     // One more face than cells along each axis: a 2-D grid has no z halo to hold the top face.
-    face_flux_[axis] = FaceFlux("advection::face_flux", q_.extent(1) + 1, q_.extent(2) + 1, q_.extent(3) + 1);
+    face_flux_[axis] = FaceFlux<Real>("advection::face_flux", q_.extent(1) + 1, q_.extent(2) + 1, q_.extent(3) + 1);
     face_fluxes(b, at, settings_.wind, axis, face_flux_[axis]);
   }
 }
 
-void AdvectionSolver::compute_max_courant_rate() {
+template <class Real>
+void AdvectionSolver<Real>::compute_max_courant_rate() {
   const double local = max_courant_rate(block_of(decomp_, components_), face_flux_, 1.0 / cell_volume_);
   max_courant_rate_ = mesh::global_max(local, decomp_.comm());
 }
 
-void AdvectionSolver::fill_cell_averages(const Field& target, double time) const {
+template <class Real>
+void AdvectionSolver<Real>::fill_cell_averages(const Field& target, double time) const {
   const Block b = block_of(decomp_, components_);
   cell_averages(b, placement_of(decomp_, b, spacing_), settings_.wind, shapes_, time, target);
 }
 
-double AdvectionSolver::stable_dt(double) { return settings_.courant / max_courant_rate_; }
+template <class Real>
+double AdvectionSolver<Real>::stable_dt(double) { return settings_.courant / max_courant_rate_; }
 
 namespace {
+template <class Real>
 struct StageInputs {
-  Field out, in, base;
-  std::array<FaceFlux, 3> flux;
+  FieldOf<Real> out, in, base;
+  std::array<FaceFlux<Real>, 3> flux;
   OpenFaces open;
-  double scale, g;  // coefficient * dt / cell volume, and the wind's time factor
+  Real scale, g;  // coefficient * dt / cell volume, and the wind's time factor
 };
 
 // out = base - scale * (flux divergence of in). Teams of rows with vector lanes along the contiguous
@@ -321,33 +340,33 @@ struct StageInputs {
 // fluxes start. The faces' distances from an open boundary come in as arguments: passed as the
 // constant OpenFaces::interior they select the 5th-order flux at compile time, and the lower
 // orders' arithmetic leaves the loop (computing every order in every cell had halved the speed).
-template <bool ThreeD>
+template <bool ThreeD, class Real>
 struct RowOfCells {
-  const double *q, *old;
-  double* next;
-  const double *flux_x, *flux_y, *flux_y_up, *flux_z, *flux_z_up;
+  const Real *q, *old;
+  Real* next;
+  const Real *flux_x, *flux_y, *flux_y_up, *flux_z, *flux_z_up;
   long row, plane;
-  double g, scale;
+  Real g, scale;
 
   KOKKOS_FORCEINLINE_FUNCTION void update(int i, int x_low, int x_high, int y_low, int y_high, int z_low,
                                           int z_high) const {
-    double divergence = upwind_flux(q + i + 1, 1, g * flux_x[i + 1], x_high) -
+    Real divergence = upwind_flux(q + i + 1, 1, g * flux_x[i + 1], x_high) -
                         upwind_flux(q + i, 1, g * flux_x[i], x_low) +
                         upwind_flux(q + i + row, row, g * flux_y_up[i], y_high) -
                         upwind_flux(q + i, row, g * flux_y[i], y_low);
     if constexpr (ThreeD)
       divergence += upwind_flux(q + i + plane, plane, g * flux_z_up[i], z_high) -
                     upwind_flux(q + i, plane, g * flux_z[i], z_low);
-    next[i] = old[i] - scale * divergence;
+    next[i] = stored(old[i] - scale * divergence);
   }
 };
 
-template <bool ThreeD>
-void rk_stage_rows(const Block& b, const StageInputs& s) {
-  const Field out = s.out, in = s.in, base = s.base;
+template <bool ThreeD, class Real>
+void rk_stage_rows(const Block& b, const StageInputs<Real>& s) {
+  const FieldOf<Real> out = s.out, in = s.in, base = s.base;
   const auto fx = s.flux[0], fy = s.flux[1], fz = s.flux[2];
   const OpenFaces open = s.open;
-  const double scale = s.scale, g = s.g;
+  const Real scale = s.scale, g = s.g;
   const long row = static_cast<long>(in.stride(2)), plane = static_cast<long>(in.stride(1));
   const solvers::TeamShape shape = solvers::row_team_shape();
   const int rows = b.components * b.nz * b.ny, rows_per_team = shape.threads;
@@ -358,7 +377,7 @@ void rk_stage_rows(const Block& b, const StageInputs& s) {
           const int r = team.league_rank() * rows_per_team + t;
           if (r >= rows) return;
           const int c = r / (b.nz * b.ny), k = b.hz + (r / b.ny) % b.nz, j = b.hy + r % b.ny;
-          const RowOfCells<ThreeD> cells{&in(c, k, j, 0), &base(c, k, j, 0), &out(c, k, j, 0), &fx(k, j, 0),
+          const RowOfCells<ThreeD, Real> cells{&in(c, k, j, 0), &base(c, k, j, 0), &out(c, k, j, 0), &fx(k, j, 0),
                                           &fy(k, j, 0), &fy(k, j + 1, 0), &fz(k, j, 0), &fz(k + 1, j, 0),
                                           row, plane, g, scale};
           const int y_low = open.from_boundary(1, j), y_high = open.from_boundary(1, j + 1);
@@ -391,9 +410,11 @@ void rk_stage_rows(const Block& b, const StageInputs& s) {
 }
 }  // namespace
 
-void AdvectionSolver::rk_stage(const Field& out, const Field& in, double coefficient, double g) {
+template <class Real>
+void AdvectionSolver<Real>::rk_stage(const Field& out, const Field& in, double coefficient, double g) {
   const Block b = block_of(decomp_, components_);
-  const StageInputs inputs{out, in, q_, face_flux_, open_faces_, coefficient / cell_volume_, g};
+  const StageInputs<Real> inputs{
+      out, in, q_, face_flux_, open_faces_, static_cast<Real>(coefficient / cell_volume_), static_cast<Real>(g)};
   if (b.three_d)
     rk_stage_rows<true>(b, inputs);
   else
@@ -402,21 +423,23 @@ void AdvectionSolver::rk_stage(const Field& out, const Field& in, double coeffic
 
 namespace {
 // The fields and factors of one FCT stage.
+template <class Real>
 struct FctStage {
-  Field old, low, ratio;
-  std::array<FaceFlux, 3> flux;
-  std::array<Field, 3> antidiffusive;
+  FieldOf<Real> old, low, ratio;
+  std::array<FaceFlux<Real>, 3> flux;
+  std::array<FieldOf<Real>, 3> antidiffusive;
   OpenFaces open;
-  double scale, g;  // dt / cell volume, and the wind's time factor
+  Real scale, g;  // dt / cell volume, and the wind's time factor
 };
 
 // Per face: the high-order flux of `in` minus the upwind flux of the old state.
-void fct_antidiffusive(const Block& b, const FctStage& f, const Field& in) {
-  const Field old = f.old;
+template <class Real>
+void fct_antidiffusive(const Block& b, const FctStage<Real>& f, const FieldOf<Real>& in) {
+  const FieldOf<Real> old = f.old;
   const OpenFaces open = f.open;
-  const double scale = f.scale, g = f.g;
+  const Real scale = f.scale, g = f.g;
   for (int axis = 0; axis < (b.three_d ? 3 : 2); ++axis) {
-    const Field anti = f.antidiffusive[axis];
+    const FieldOf<Real> anti = f.antidiffusive[axis];
     const auto flux = f.flux[axis];
     const long stride = static_cast<long>(in.stride(3 - axis));
     std::array<int, 3> extra{};
@@ -424,86 +447,91 @@ void fct_antidiffusive(const Block& b, const FctStage& f, const Field& in) {
     Kokkos::parallel_for(
         "advection::fct_antidiffusive", interior_policy(b, b.components, extra),
         KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
-          const double phi = g * flux(k, j, i);
+          const Real phi = g * flux(k, j, i);
           const int index = axis == 0 ? i : axis == 1 ? j : k;
-          const double high = upwind_flux(&in(c, k, j, i), stride, phi, open.from_boundary(axis, index));
+          const Real high = upwind_flux(&in(c, k, j, i), stride, phi, open.from_boundary(axis, index));
           anti(c, k, j, i) = scale * (high - first_order_flux(&old(c, k, j, i), stride, phi));
         });
   }
 }
 
 // The monotone upwind update of the old state.
-void fct_low_order(const Block& b, const FctStage& f) {
-  const Field old = f.old, low = f.low;
+template <class Real>
+void fct_low_order(const Block& b, const FctStage<Real>& f) {
+  const FieldOf<Real> old = f.old, low = f.low;
   const auto fx = f.flux[0], fy = f.flux[1], fz = f.flux[2];
-  const double scale = f.scale, g = f.g;
+  const Real scale = f.scale, g = f.g;
   Kokkos::parallel_for(
       "advection::fct_low_order", interior_policy(b, b.components),
       KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
         const auto flux_of = [&](int axis, int kk, int jj, int ii) {
-          const double phi = g * (axis == 0 ? fx(kk, jj, ii) : axis == 1 ? fy(kk, jj, ii) : fz(kk, jj, ii));
+          const Real phi = g * (axis == 0 ? fx(kk, jj, ii) : axis == 1 ? fy(kk, jj, ii) : fz(kk, jj, ii));
           return first_order_flux(&old(c, kk, jj, ii), old.stride(3 - axis), phi);
         };
-        low(c, k, j, i) = old(c, k, j, i) - scale * flux_divergence(flux_of, b.three_d, k, j, i);
+        low(c, k, j, i) = old(c, k, j, i) - scale * flux_divergence<Real>(flux_of, b.three_d, k, j, i);
       });
 }
 
 // Zalesak's R+ (components 0..nc-1) and R- (nc..2nc-1): the fraction of the incoming and outgoing
 // antidiffusive fluxes each cell can take without leaving the range of its neighbourhood.
-void fct_ratios(const Block& b, const FctStage& f) {
-  const Field old = f.old, low = f.low, ratio = f.ratio;
-  const Field ax = f.antidiffusive[0], ay = f.antidiffusive[1], az = f.antidiffusive[2];
+template <class Real>
+void fct_ratios(const Block& b, const FctStage<Real>& f) {
+  const FieldOf<Real> old = f.old, low = f.low, ratio = f.ratio;
+  const FieldOf<Real> ax = f.antidiffusive[0], ay = f.antidiffusive[1], az = f.antidiffusive[2];
   const int nc = b.components, axes = b.three_d ? 3 : 2;
   Kokkos::parallel_for(
       "advection::fct_ratios", interior_policy(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
-        double upper = max_of(old(c, k, j, i), low(c, k, j, i)), lower = min_of(old(c, k, j, i), low(c, k, j, i));
-        double into = 0, out_of = 0;
+        Real upper = max_of(old(c, k, j, i), low(c, k, j, i)), lower = min_of(old(c, k, j, i), low(c, k, j, i));
+        Real into = 0, out_of = 0;
         for (int axis = 0; axis < axes; ++axis) {
           int dk, dj, di;
           axis_offsets(axis, dk, dj, di);
-          const Field& anti = axis == 0 ? ax : axis == 1 ? ay : az;
+          const FieldOf<Real>& anti = axis == 0 ? ax : axis == 1 ? ay : az;
           for (int side = -1; side <= 1; side += 2) {
             const int kk = k + side * dk, jj = j + side * dj, ii = i + side * di;
             upper = max_of(upper, max_of(old(c, kk, jj, ii), low(c, kk, jj, ii)));
             lower = min_of(lower, min_of(old(c, kk, jj, ii), low(c, kk, jj, ii)));
           }
-          const double below = anti(c, k, j, i), above = anti(c, k + dk, j + dj, i + di);
-          into += max_of(0.0, below) - min_of(0.0, above);
-          out_of += max_of(0.0, above) - min_of(0.0, below);
+          const Real below = anti(c, k, j, i), above = anti(c, k + dk, j + dj, i + di);
+          into += max_of(Real(0), below) - min_of(Real(0), above);
+          out_of += max_of(Real(0), above) - min_of(Real(0), below);
         }
-        const double room_up = upper - low(c, k, j, i), room_down = low(c, k, j, i) - lower;
-        ratio(c, k, j, i) = into > 0 ? min_of(1.0, room_up / into) : 0.0;
-        ratio(nc + c, k, j, i) = out_of > 0 ? min_of(1.0, room_down / out_of) : 0.0;
+        const Real room_up = upper - low(c, k, j, i), room_down = low(c, k, j, i) - lower;
+        ratio(c, k, j, i) = into > 0 ? min_of(Real(1), room_up / into) : Real(0);
+        ratio(nc + c, k, j, i) = out_of > 0 ? min_of(Real(1), room_down / out_of) : Real(0);
       });
 }
 
 // The low-order state plus the limited antidiffusive fluxes.
-void fct_update(const Block& b, const FctStage& f, const Field& out) {
-  const Field low = f.low, ratio = f.ratio;
-  const Field ax = f.antidiffusive[0], ay = f.antidiffusive[1], az = f.antidiffusive[2];
+template <class Real>
+void fct_update(const Block& b, const FctStage<Real>& f, const FieldOf<Real>& out) {
+  const FieldOf<Real> low = f.low, ratio = f.ratio;
+  const FieldOf<Real> ax = f.antidiffusive[0], ay = f.antidiffusive[1], az = f.antidiffusive[2];
   const int nc = b.components;
   Kokkos::parallel_for(
       "advection::fct_update", interior_policy(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
         const auto limited = [&](int axis, int kk, int jj, int ii) {
           int dk, dj, di;
           axis_offsets(axis, dk, dj, di);
-          const Field& anti = axis == 0 ? ax : axis == 1 ? ay : az;
-          const double a = anti(c, kk, jj, ii);
+          const FieldOf<Real>& anti = axis == 0 ? ax : axis == 1 ? ay : az;
+          const Real a = anti(c, kk, jj, ii);
           // A flux from the cell below into the one above must fit both's room.
-          const double limit = a >= 0 ? min_of(ratio(c, kk, jj, ii), ratio(nc + c, kk - dk, jj - dj, ii - di))
+          const Real limit = a >= 0 ? min_of(ratio(c, kk, jj, ii), ratio(nc + c, kk - dk, jj - dj, ii - di))
                                       : min_of(ratio(c, kk - dk, jj - dj, ii - di), ratio(nc + c, kk, jj, ii));
           return limit * a;
         };
-        out(c, k, j, i) = low(c, k, j, i) - flux_divergence(limited, b.three_d, k, j, i);
+        out(c, k, j, i) = stored(low(c, k, j, i) - flux_divergence<Real>(limited, b.three_d, k, j, i));
       });
 }
 }  // namespace
 
 // Zalesak (1979): a monotone low-order (upwind) update from the old state, plus the high-order
 // minus low-order fluxes scaled per face so that no cell leaves the range of its neighbours.
-void AdvectionSolver::fct_stage(const Field& out, const Field& in, double dt, double g) {
+template <class Real>
+void AdvectionSolver<Real>::fct_stage(const Field& out, const Field& in, double dt, double g) {
   const Block b = block_of(decomp_, components_);
-  const FctStage f{q_, low_order_, limiter_ratio_, face_flux_, antidiffusive_, open_faces_, dt / cell_volume_, g};
+  const FctStage<Real> f{q_, low_order_, limiter_ratio_, face_flux_, antidiffusive_, open_faces_,
+                         static_cast<Real>(dt / cell_volume_), static_cast<Real>(g)};
   fct_antidiffusive(b, f, in);
   fct_low_order(b, f);
   exchange_.exchange(low_order_);
@@ -512,7 +540,8 @@ void AdvectionSolver::fct_stage(const Field& out, const Field& in, double dt, do
   fct_update(b, f, out);
 }
 
-void AdvectionSolver::step(double time, double dt) {
+template <class Real>
+void AdvectionSolver<Real>::step(double time, double dt) {
   // Wicker-Skamarock RK3: each stage restarts from the old state q_.
   const Wind& wind = settings_.wind;
   exchange_.exchange(q_);
@@ -530,10 +559,11 @@ void AdvectionSolver::step(double time, double dt) {
 
 namespace {
 // One pass over tracer c's cells (tracer_statistics.hpp), the exact cell averages computed on the
-// way when `exact_known`.
+// way when `exact_known`; every sum and difference in double, whatever the tracer's type.
+template <class Real>
 TracerStatistics tracer_statistics(const Block& b, const Placement& at, const Wind& wind,
                                    const Kokkos::View<const Shape*>& shapes, double time, bool exact_known,
-                                   const Field& q, int c) {
+                                   const FieldOf<Real>& q, int c) {
   const int z_points = b.three_d ? GaussRule::points : 1;
   TracerStatistics result;
   Kokkos::parallel_reduce(
@@ -560,13 +590,16 @@ TracerStatistics tracer_statistics(const Block& b, const Placement& at, const Wi
 }
 }  // namespace
 
-std::vector<solvers::Scalar> AdvectionSolver::diagnostics(double time) { return tracer_diagnostics(time, true); }
+template <class Real>
+std::vector<solvers::Scalar> AdvectionSolver<Real>::diagnostics(double time) { return tracer_diagnostics(time, true); }
 
-std::vector<solvers::Scalar> AdvectionSolver::diagnostics_between_outputs(double time) {
+template <class Real>
+std::vector<solvers::Scalar> AdvectionSolver<Real>::diagnostics_between_outputs(double time) {
   return tracer_diagnostics(time, false);
 }
 
-std::vector<solvers::Scalar> AdvectionSolver::tracer_diagnostics(double time, bool with_errors) {
+template <class Real>
+std::vector<solvers::Scalar> AdvectionSolver<Real>::tracer_diagnostics(double time, bool with_errors) {
   const Block b = block_of(decomp_, components_);
   const bool exact_known = with_errors && settings_.wind.exact_known(time);
   // Every tracer's sums and maxima in two messages, whatever the number of tracers.
@@ -604,23 +637,28 @@ std::vector<solvers::Scalar> AdvectionSolver::tracer_diagnostics(double time, bo
   return out;
 }
 
-std::vector<solvers::Scalar> AdvectionSolver::progress(double dt) const {
+template <class Real>
+std::vector<solvers::Scalar> AdvectionSolver<Real>::progress(double dt) const {
   return {{"courant", dt * max_courant_rate_ * std::fabs(last_g_)}};
 }
 
-double AdvectionSolver::work_per_step() const {
+template <class Real>
+double AdvectionSolver<Real>::work_per_step() const {
   return static_cast<double>(decomp_.global_cell_count()) * components_;
 }
 
-std::string AdvectionSolver::layout() const {
+template <class Real>
+std::string AdvectionSolver<Real>::layout() const {
   std::ostringstream out;
   out << decomp_.size() << " ranks as " << decomp_.process_grid(0) << " x " << decomp_.process_grid(1) << " x "
       << decomp_.process_grid(2) << ", " << decomp_.global_cells(0) << " x " << decomp_.global_cells(1) << " x "
-      << decomp_.global_cells(2) << " cells, " << components_ << " tracer(s)";
+      << decomp_.global_cells(2) << " cells, " << components_ << " tracer(s) in "
+      << (std::is_same_v<Real, float> ? "single" : "double") << " precision";
   return out.str();
 }
 
-io::DatasetBox AdvectionSolver::tracer_box(const Tracer& tracer) const {
+template <class Real>
+io::DatasetBox AdvectionSolver<Real>::tracer_box(const Tracer& tracer) const {
   io::DatasetBox box;
   box.name = "fields/" + tracer.name;
   box.units = "tracer mixing ratio";
@@ -637,13 +675,16 @@ io::DatasetBox AdvectionSolver::tracer_box(const Tracer& tracer) const {
   return box;
 }
 
-std::vector<io::DatasetBox> AdvectionSolver::state_layout() const {
+template <class Real>
+std::vector<io::DatasetBox> AdvectionSolver<Real>::state_layout() const {
   std::vector<io::DatasetBox> boxes;
   for (const auto& t : settings_.tracers) boxes.push_back(tracer_box(t));
   return boxes;
 }
 
-const std::vector<io::HostDataset>& AdvectionSolver::stage_tracers() {
+// Every float is a double exactly, and back: a single-precision checkpoint restores the same bits.
+template <class Real>
+const std::vector<io::HostDataset>& AdvectionSolver<Real>::stage_tracers() {
   const Block b = block_of(decomp_, components_);
   const auto host = mesh::on_host(q_, q_host_);
   for (int c = 0; c < components_; ++c) {
@@ -655,11 +696,14 @@ const std::vector<io::HostDataset>& AdvectionSolver::stage_tracers() {
   return staged_;
 }
 
-const std::vector<io::HostDataset>& AdvectionSolver::output_fields() { return stage_tracers(); }
+template <class Real>
+const std::vector<io::HostDataset>& AdvectionSolver<Real>::output_fields() { return stage_tracers(); }
 
-const std::vector<io::HostDataset>& AdvectionSolver::state() { return stage_tracers(); }
+template <class Real>
+const std::vector<io::HostDataset>& AdvectionSolver<Real>::state() { return stage_tracers(); }
 
-void AdvectionSolver::restore(const std::vector<io::HostDataset>& state) {
+template <class Real>
+void AdvectionSolver<Real>::restore(const std::vector<io::HostDataset>& state) {
   const Block b = block_of(decomp_, components_);
   const auto host = mesh::on_host(q_, q_host_);
   for (int c = 0; c < components_; ++c) {
@@ -667,9 +711,12 @@ void AdvectionSolver::restore(const std::vector<io::HostDataset>& state) {
     std::size_t n = 0;
     for (int k = b.hz; k < b.hz + b.nz; ++k)
       for (int j = b.hy; j < b.hy + b.ny; ++j)
-        for (int i = b.hx; i < b.hx + b.nx; ++i) host(c, k, j, i) = values.at(n++);
+        for (int i = b.hx; i < b.hx + b.nx; ++i) host(c, k, j, i) = static_cast<Real>(values.at(n++));
   }
   if (!mesh::device_memory_is_host) Kokkos::deep_copy(q_, host);
 }
+
+template class AdvectionSolver<float>;
+template class AdvectionSolver<double>;
 
 }  // namespace meridian::advection

@@ -2,6 +2,8 @@
 // Flux-form finite-volume transport of passive tracers in a prescribed non-divergent wind:
 // WRF's 5th-order upwind fluxes, the Wicker-Skamarock RK3 integrator, and optionally Zalesak's
 // flux-corrected transport on the last stage so each tracer stays within its local bounds.
+// The tracers, stage values and face fluxes are in double or single precision (numerics.precision);
+// sums over cells are accumulated in double either way.
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,10 +36,15 @@ void declare_keys(io::Schema& schema);
 void validate(const io::Deck& deck, MPI_Comm comm);
 std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm);
 
+// The stencil reaches three cells each way.
+inline constexpr int halo_width = 3;
+
+// Real (float or double) is the type of the tracers, the stage values and the face fluxes, and of the
+// arithmetic of every flux and cell update.
+template <class Real>
 class AdvectionSolver final : public solvers::Solver {
  public:
-  // The stencil reaches three cells each way.
-  static constexpr int halo_width = 3;
+  using Field = mesh::FieldOf<Real>;
 
   AdvectionSolver(const mesh::GridSpec& grid, Settings settings, MPI_Comm comm);
 
@@ -55,35 +62,35 @@ class AdvectionSolver final : public solvers::Solver {
   void restore(const std::vector<io::HostDataset>& state) override;
 
   const mesh::Decomposition& decomposition() const { return decomp_; }
-  const mesh::Field& tracers() const { return q_; }
+  const Field& tracers() const { return q_; }
 
  private:
   // Mass, extremes and, when `with_errors` and the exact solution is known, the error norms.
   std::vector<solvers::Scalar> tracer_diagnostics(double time, bool with_errors);
   void compute_face_fluxes();
   void compute_max_courant_rate();
-  void fill_cell_averages(const mesh::Field& target, double time) const;
-  void rk_stage(const mesh::Field& out, const mesh::Field& in, double coefficient, double g);
-  void fct_stage(const mesh::Field& out, const mesh::Field& in, double dt, double g);
+  void fill_cell_averages(const Field& target, double time) const;
+  void rk_stage(const Field& out, const Field& in, double coefficient, double g);
+  void fct_stage(const Field& out, const Field& in, double dt, double g);
   io::DatasetBox tracer_box(const Tracer& tracer) const;
   const std::vector<io::HostDataset>& stage_tracers();
 
   Settings settings_;
   mesh::Decomposition decomp_;
-  mesh::HaloExchange exchange_;
+  mesh::HaloExchangeOf<Real> exchange_;
   int components_;
   double cell_volume_;
   std::array<double, 3> spacing_;
-  std::array<FaceFlux, 3> face_flux_;  // volume flux through the lower face of each cell, per axis
+  std::array<FaceFlux<Real>, 3> face_flux_;  // volume flux through the lower face of each cell, per axis
   OpenFaces open_faces_;
   double max_courant_rate_ = 0;  // max over cells of sum over axes |u|/h, at g = 1
   double last_g_ = 1;
-  mesh::Field q_, stage_a_, stage_b_;               // state and RK stage values
-  mesh::Field low_order_, limiter_ratio_;          // FCT scratch
+  Field q_, stage_a_, stage_b_;                    // state and RK stage values
+  Field low_order_, limiter_ratio_;                // FCT scratch
   Kokkos::View<const Shape*> shapes_;              // the tracers' initial shapes, on the device
-  mesh::Field::HostMirror q_host_;                 // staging for output and checkpoints (GPU builds)
-  std::vector<io::HostDataset> staged_;            // the tracers' interiors as written, made once
-  std::array<mesh::Field, 3> antidiffusive_;
+  typename Field::HostMirror q_host_;              // staging for output and checkpoints (GPU builds)
+  std::vector<io::HostDataset> staged_;            // the tracers' interiors in double, as written, made once
+  std::array<Field, 3> antidiffusive_;
 };
 
 }  // namespace meridian::advection
