@@ -2,7 +2,7 @@
 // Everything a diagnostics record needs of one tracer, gathered in one pass over its cells: sums and
 // extremes of the tracer and, where the exact solution is known, of its error against the exact
 // cell averages (computed in the same pass, never stored). A Kokkos custom reducer, so the pass is
-// one kernel on every backend.
+// one kernel on every backend. Every sum and extreme is a double, whatever the tracers' precision.
 #include <Kokkos_Core.hpp>
 
 namespace meridian::advection {
