@@ -17,7 +17,7 @@ using FaceFlux = Kokkos::View<Real***, mesh::Layout>;
 // face in, and 1st-order upwind on the boundary face itself (from a zero halo, so nothing flows in).
 // `from_boundary` is the face's distance in faces from the nearest open boundary face (OpenFaces).
 // A pointer and a stride serve every direction (1 along x, a row along y, a plane along z). The
-// arithmetic is in the tracer's type Real, so single precision keeps its vector lanes twice as wide.
+// arithmetic is in the tracer's type Real, so in single precision a vector holds twice as many cells.
 template <class Real>
 KOKKOS_FORCEINLINE_FUNCTION Real upwind_flux(const Real* above, long stride, Real flux, int from_boundary) {
   // Every order is computed and the result selected arithmetically, without a branch, so the loop
