@@ -13,13 +13,14 @@ meridian_on 2 run "$deck" "${settings_advection[@]}" --restart latest --output "
 $compare "$work/whole" "$work/stopped"
 advection_deck=$deck
 
-# A stop inside one long Monte Carlo step (all the paths in one step, several seconds): the ranks agree
-# to stop after the launch in progress, within a second or two, checkpoint how far the step got and exit
-# 75; the restart finishes the step, and every result has the bits of an uninterrupted run.
+# A stop inside one long Monte Carlo step (all 3.2 million paths in one step, a few seconds on 2 ranks of
+# the vectorised kernel): the ranks agree to stop after the launch in progress, within a second or two,
+# checkpoint how far the step got and exit 75; the restart finishes the step, and every result has the bits
+# of an uninterrupted run.
 deck="$SOURCE_DIR/configs/finance/portfolio.toml"
-blocks=$(((400000 + 4095) / 4096))
+blocks=$(((3200000 + 4095) / 4096))
 settings=(--set 'finance.products=["asian_arithmetic_call", "european_put"]' --set finance.steps=252
-          --set finance.paths=400000 --set finance.blocks_per_step=$blocks --set finance.target_standard_error=0
+          --set finance.paths=3200000 --set finance.blocks_per_step=$blocks --set finance.target_standard_error=0
           --set finance.greeks=false
           --set run.checkpoint_every_minutes=0 --set run.output_interval=0 --set run.progress_every_seconds=0.3)
 meridian_on 2 run "$deck" "${settings[@]}" --output "$work/mc_whole" > "$work/mc_whole.log"
