@@ -1,6 +1,7 @@
 #include "solvers/registry.hpp"
 
 #include "solvers/advection/advection_solver.hpp"
+#include "solvers/cfd/projection_solver.hpp"
 #include "solvers/cfd/spectral_navier_stokes.hpp"
 #include "solvers/finance/monte_carlo_pricer.hpp"
 
@@ -12,6 +13,9 @@ const std::vector<SolverEntry>& registry() {
        advection::declare_keys, advection::validate, advection::build},
       {"cfd_spectral", "pseudo-spectral incompressible Navier-Stokes on a periodic box (distributed FFT)",
        cfd::declare_keys, cfd::validate, cfd::build},
+      {"cfd_projection",
+       "incompressible Navier-Stokes on a 2-D staggered grid, pressure projection by multigrid-preconditioned CG",
+       cfd::declare_projection_keys, cfd::validate_projection, cfd::build_projection},
       {"monte_carlo", "Monte Carlo option pricing (GBM and Heston), bitwise reproducible on any rank count",
        finance::declare_keys, finance::validate, finance::build},
   };

@@ -164,6 +164,27 @@ void MacProjection::set_state(const mesh::Field& velocity, const mesh::Field& pr
   first_step_ = true;
 }
 
+void MacProjection::restore(const mesh::Field& velocity, const mesh::Field& pressure,
+                            const mesh::Field& previous_tendency) {
+  const bool first = first_step_;
+  set_state(velocity, pressure);
+  Kokkos::deep_copy(previous_tendency_, previous_tendency);
+  first_step_ = first;
+}
+
+double MacProjection::kinetic_energy() const {
+  const Walls w = walls_of(decomp_, settings_);
+  const mesh::Field vel = velocity_;
+  double local = 0;
+  Kokkos::parallel_reduce(
+      "mac::kinetic_energy", owned(w),
+      KOKKOS_LAMBDA(const int j, const int i, double& e) {
+        e += 0.5 * (vel(0, 0, j, i) * vel(0, 0, j, i) + vel(1, 0, j, i) * vel(1, 0, j, i));
+      },
+      local);
+  return mesh::global_sum(local, decomp_.comm()) * h_ * h_;
+}
+
 double MacProjection::stable_dt(double courant) const {
   const double speed = max_speed(velocity_, walls_of(decomp_, settings_), decomp_.comm());
   // AB2 is stable on [-1, 0] of the real axis, and the 2-D Laplacian's largest eigenvalue is 8 nu / h^2:

@@ -30,6 +30,21 @@ expect_rejected() {
   cases=$((cases + 1))
 }
 
+projection='[solver]
+kind = "cfd_projection"
+'
+expect_rejected wall_velocity_on_periodic_axis "projection.wall_velocity" "$projection
+[mesh]
+boundary_x = \"open\"
+[projection]
+wall_velocity = [0.0, 0.0, 0.0, 1.0]"
+expect_rejected multigrid_cannot_coarsen "multigrid: the grid 65 x 65" "$projection
+[mesh]
+nx = 65
+ny = 65"
+expect_rejected zero_poisson_tolerance "projection.poisson_tolerance" "$projection
+[projection]
+poisson_tolerance = 0.0"
 expect_rejected typo_key "mesh.nxx" "$head
 [mesh]
 nxx = 64"

@@ -32,14 +32,36 @@ struct Multigrid::Gathered {
 
 namespace {
 
-// Collective: every rank's extents must halve, or no rank coarsens.
-bool can_coarsen(const mesh::Decomposition& d) {
-  int here = 1;
-  for (int axis = 0; axis < d.dimensions(); ++axis)
-    if (d.local_cells(axis) % 2 != 0 || d.local_cells(axis) < 2 || d.global_cells(axis) < 4) here = 0;
-  int everywhere = 0;
-  MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_MIN, d.comm());
-  return everywhere == 1;
+// How many times the grid halves: while every rank's extents are even and at least 2 and every global
+// extent at least 4 (collective: all ranks or none coarsen). The one rule the levels are built by.
+int coarsenings(const mesh::Decomposition& d) {
+  long local[3] = {d.local_cells(0), d.local_cells(1), d.local_cells(2)};
+  long global[3] = {d.global_cells(0), d.global_cells(1), d.global_cells(2)};
+  for (int levels = 0;; ++levels) {
+    int here = 1;
+    for (int axis = 0; axis < d.dimensions(); ++axis)
+      if (local[axis] % 2 != 0 || local[axis] < 2 || global[axis] < 4) here = 0;
+    int everywhere = 0;
+    MPI_Allreduce(&here, &everywhere, 1, MPI_INT, MPI_MIN, d.comm());
+    if (everywhere == 0) return levels;
+    for (int axis = 0; axis < d.dimensions(); ++axis) local[axis] /= 2, global[axis] /= 2;
+  }
+}
+
+void refuse_unless_coarse_enough(const mesh::Decomposition& d, int levels) {
+  long coarsest = 1;
+  long extent[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    extent[axis] = axis < d.dimensions() ? d.global_cells(axis) >> levels : d.global_cells(axis);
+    coarsest *= extent[axis];
+  }
+  if (coarsest <= Multigrid::max_coarsest_cells) return;
+  std::ostringstream message;
+  message << "multigrid: the grid " << d.global_cells(0) << " x " << d.global_cells(1) << " x " << d.global_cells(2)
+          << " coarsens only to " << extent[0] << " x " << extent[1] << " x " << extent[2] << " (" << coarsest
+          << " cells, more than " << Multigrid::max_coarsest_cells
+          << "): give each rank extents with more factors of 2, or use the Jacobi preconditioner";
+  throw mesh::DecompositionError(message.str(), "nx");
 }
 
 // The same process grid, so that each rank's coarse cells are the parents of its fine ones.
@@ -151,9 +173,11 @@ Multigrid::Multigrid(PoissonOperator& finest, const mesh::Decomposition& decomp,
   top->cells = local_extents(decomp);
   top->residual = Vector("mg::residual", finest.rows());
   levels_.push_back(std::move(top));
+  const int coarser_levels = coarsenings(decomp);
+  refuse_unless_coarse_enough(decomp, coarser_levels);
   const mesh::Decomposition* current = &decomp;
   PoissonProblem level_problem = problem;
-  while (can_coarsen(*current)) {
+  for (int l = 0; l < coarser_levels; ++l) {
     auto level = std::make_unique<Level>();
     level->decomp = std::make_unique<mesh::Decomposition>(current->comm(), coarser(*current));
     for (int axis = 0; axis < current->dimensions(); ++axis) level_problem.spacing[axis] *= 2;
@@ -165,19 +189,12 @@ Multigrid::Multigrid(PoissonOperator& finest, const mesh::Decomposition& decomp,
     current = level->decomp.get();
     levels_.push_back(std::move(level));
   }
-  if (current->global_cell_count() > max_coarsest_cells) {
-    std::ostringstream message;
-    message << "multigrid: the grid " << decomp.global_cells(0) << " x " << decomp.global_cells(1) << " x "
-            << decomp.global_cells(2) << " coarsens only to " << current->global_cells(0) << " x "
-            << current->global_cells(1) << " x " << current->global_cells(2) << " ("
-            << current->global_cell_count() << " cells, more than " << max_coarsest_cells
-            << "): give each rank extents with more factors of 2, or use the Jacobi preconditioner";
-    throw mesh::DecompositionError(message.str(), "nx");
-  }
   coarsest_ = gather_plan(*current, level_problem);
 }
 
 Multigrid::~Multigrid() = default;
+
+void Multigrid::check(const mesh::Decomposition& decomp) { refuse_unless_coarse_enough(decomp, coarsenings(decomp)); }
 
 void Multigrid::apply(const Vector& r, const Vector& z) { cycle(0, r, z); }
 

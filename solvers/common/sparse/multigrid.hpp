@@ -24,6 +24,9 @@ class Multigrid {
   static constexpr int sweeps = 2;  // Jacobi sweeps before and after the coarse correction
 
   Multigrid(PoissonOperator& finest, const mesh::Decomposition& decomp, const PoissonProblem& problem);
+  // The constructor's check of the grid, without building anything: throws the same DecompositionError
+  // for a grid whose coarsening stops above max_coarsest_cells (collective).
+  static void check(const mesh::Decomposition& decomp);
   ~Multigrid();
   // z = M^-1 r, one V-cycle from z = 0.
   void apply(const Vector& r, const Vector& z);
