@@ -156,7 +156,7 @@ void MacProjection::fill_velocity_halos(const mesh::Field& velocity) {
   apply_walls(velocity, walls_of(decomp_, settings_));
 }
 
-void MacProjection::set_state(const mesh::Field& velocity, const mesh::Field& pressure) {
+void MacProjection::set_state(const HostField& velocity, const HostField& pressure) {
   Kokkos::deep_copy(velocity_, velocity);
   Kokkos::deep_copy(pressure_, pressure);
   fill_velocity_halos(velocity_);
@@ -164,8 +164,7 @@ void MacProjection::set_state(const mesh::Field& velocity, const mesh::Field& pr
   first_step_ = true;
 }
 
-void MacProjection::restore(const mesh::Field& velocity, const mesh::Field& pressure,
-                            const mesh::Field& previous_tendency) {
+void MacProjection::restore(const HostField& velocity, const HostField& pressure, const HostField& previous_tendency) {
   const bool first = first_step_;
   set_state(velocity, pressure);
   Kokkos::deep_copy(previous_tendency_, previous_tendency);

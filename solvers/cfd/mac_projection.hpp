@@ -46,15 +46,17 @@ class MacProjection {
   // Velocity components (0: u on x-faces, 1: v on y-faces) and pressure, with halos; index (c, 0, j, i).
   const mesh::Field& velocity() const { return velocity_; }
   const mesh::Field& pressure() const { return pressure_; }
-  // Sets the fields (owned cells; halos are filled here); marks the next step as the first.
-  void set_state(const mesh::Field& velocity, const mesh::Field& pressure);
+  using HostField = mesh::Field::HostMirror;
+  // Sets the fields from host copies shaped like velocity() and pressure() (owned cells; halos are filled
+  // here); marks the next step as the first.
+  void set_state(const HostField& velocity, const HostField& pressure);
   // Everything a bitwise restart needs besides velocity and pressure: AB2's previous tendency, and
   // whether the next step is a first one.
   const mesh::Field& previous_tendency() const { return previous_tendency_; }
   bool next_step_is_first() const { return first_step_; }
   void set_next_step_is_first(bool first) { first_step_ = first; }
   // Sets velocity, pressure and the previous tendency; leaves next_step_is_first as it is.
-  void restore(const mesh::Field& velocity, const mesh::Field& pressure, const mesh::Field& previous_tendency);
+  void restore(const HostField& velocity, const HostField& pressure, const HostField& previous_tendency);
   // Kinetic energy per unit mass, sum over faces of (u^2 + v^2) / 2 times the cell area (collective).
   double kinetic_energy() const;
   const mesh::Decomposition& decomposition() const { return decomp_; }

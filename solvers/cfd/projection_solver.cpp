@@ -98,7 +98,7 @@ std::unique_ptr<solvers::Solver> build_projection(const io::Deck& deck, MPI_Comm
 
 namespace {
 
-using HostField = mesh::Field::HostMirror;
+using HostField = MacProjection::HostField;
 
 // The initial state on the host, owned cells: u on the x-faces, v on the y-faces, p at the centres.
 void initial_state(const ProjectionSettings& s, const mesh::Decomposition& d, double h, HostField& vel, HostField& p) {
@@ -122,11 +122,7 @@ ProjectionSolver::ProjectionSolver(const ProjectionSettings& settings, MPI_Comm 
   Kokkos::deep_copy(vel, 0.0);
   Kokkos::deep_copy(p, 0.0);
   initial_state(s_, mac_.decomposition(), mac_.spacing(), vel, p);
-  mesh::Field velocity("projection::initial_velocity", vel.extent(0), vel.extent(1), vel.extent(2), vel.extent(3));
-  mesh::Field pressure("projection::initial_pressure", p.extent(0), p.extent(1), p.extent(2), p.extent(3));
-  Kokkos::deep_copy(velocity, vel);
-  Kokkos::deep_copy(pressure, p);
-  mac_.set_state(velocity, pressure);
+  mac_.set_state(vel, p);
   const char* fields[4][2] = {{"fields/u", "length/time"}, {"fields/v", "length/time"}, {"fields/p", "length^2/time^2"},
                               {"fields/vorticity", "1/time"}};
   for (const auto& f : fields) output_.push_back({box(f[0], f[1]), {}});
@@ -261,13 +257,7 @@ void ProjectionSolver::restore(const std::vector<io::HostDataset>& state) {
     p(0, 0, j, i) = state.at(2).values[n];
     t(0, 0, j, i) = state.at(3).values[n], t(1, 0, j, i) = state.at(4).values[n];
   });
-  mesh::Field velocity("projection::restored_velocity", vel.extent(0), vel.extent(1), vel.extent(2), vel.extent(3));
-  mesh::Field pressure("projection::restored_pressure", p.extent(0), p.extent(1), p.extent(2), p.extent(3));
-  mesh::Field tendency("projection::restored_tendency", t.extent(0), t.extent(1), t.extent(2), t.extent(3));
-  Kokkos::deep_copy(velocity, vel);
-  Kokkos::deep_copy(pressure, p);
-  Kokkos::deep_copy(tendency, t);
-  mac_.restore(velocity, pressure, tendency);
+  mac_.restore(vel, p, t);
 }
 
 std::vector<solvers::Scalar> ProjectionSolver::state_scalars() const {
