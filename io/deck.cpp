@@ -149,7 +149,9 @@ Value convert(const KeySpec& spec, const toml::value& v, const std::string& wher
     case KeyType::string_list: {
       std::vector<std::string> list;
       for (const auto& item : as_list(spec, v, where)) list.push_back(as_string(spec, item, where));
-      if (list.empty()) reject(spec, where, "the list is empty");
+      // An empty list is a value only where it is the key's own default (e.g. "no entries: the default faces").
+      const bool empty_is_default = spec.default_value && std::get<std::vector<std::string>>(*spec.default_value).empty();
+      if (list.empty() && !empty_is_default) reject(spec, where, "the list is empty");
       return list;
     }
   }

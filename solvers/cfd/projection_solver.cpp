@@ -15,23 +15,50 @@ void declare_projection_keys(io::Schema& schema) {
   using io::KeyType;
   solvers::declare_mesh_keys(schema, solvers::MeshKind::stencil);
   const std::string s = "projection";
-  schema.add({s, "length", KeyType::real, 1.0, "length", "side of the square domain", {}, 0, 1e12, true});
+  schema.add({s, "domain", KeyType::real_list, std::vector<double>{1, 1, 1}, "length",
+              "extents [x, y, z] of the box [0, x] x [0, y] x [0, z] (z unused in 2-D); h = extent / cells per axis",
+              {}, 0, 1e12, true});
   schema.add({s, "viscosity", KeyType::real, 0.01, "length^2/time", "kinematic viscosity nu (the cavity: Re = U L / nu)",
               {}, 0, 1e6});
-  schema.add({s, "courant", KeyType::real, 0.5, "1", "dt = courant h / max(|u| + |v|), and at most AB2's viscous limit",
-              {}, 0, 1, true});
+  schema.add({s, "viscous_scheme", KeyType::string, std::string("crank_nicolson"), "",
+              "crank_nicolson: implicit, no viscous time-step limit; explicit: in the Adams-Bashforth 2 step with advection",
+              {"crank_nicolson", "explicit"}});
+  schema.add({s, "advection_scheme", KeyType::string, std::string("central"), "",
+              "central: second-order conservative; quick: upwind-biased third-order interpolation (Leonard 1979), for "
+              "higher Reynolds numbers",
+              {"central", "quick"}});
+  schema.add({s, "courant", KeyType::real, 0.5, "1",
+              "dt = courant / max(sum |u_a| / h_a), and with explicit viscosity at most AB2's viscous limit", {}, 0, 1, true});
   schema.add({s, "dt", KeyType::real, 0.0, "time", "a fixed time step instead of the Courant one (0: use courant)", {}, 0, 1e6});
-  schema.add({s, "wall_velocity", KeyType::real_list, std::vector<double>{0, 0, 0, 0}, "length/time",
-              "tangential velocity of the walls [x = 0, x = L, y = 0, y = L] (v of the x walls, u of the y walls; "
-              "the lid-driven cavity: [0, 0, 0, 1]); walls are the open boundaries of [mesh]",
+  schema.add({s, "faces", KeyType::string_list, std::vector<std::string>{}, "",
+              "the domain faces [x_lower, x_upper, y_lower, y_upper(, z_lower, z_upper)]: periodic on the periodic axes "
+              "of [mesh], else wall, free_slip, inflow or outflow (pressure 0); empty: walls on every open axis",
+              {"periodic", "wall", "free_slip", "inflow", "outflow"}});
+  schema.add({s, "wall_velocity", KeyType::real_list, std::vector<double>{}, "length/time",
+              "each face's wall velocity along its first tangential axis (x faces: v; y and z faces: u), in the order "
+              "of faces; empty: all 0 (the lid-driven cavity: [0, 0, 0, 1])",
               {}, -1e6, 1e6});
-  schema.add({s, "body_force", KeyType::real_list, std::vector<double>{0, 0}, "length/time^2",
-              "force per unit mass [x, y], e.g. the pressure gradient driving a periodic channel", {}, -1e12, 1e12});
+  schema.add({s, "inflow_profile", KeyType::string, std::string("uniform"), "",
+              "uniform, or parabolic (4 U y (H - y) / H^2 across each tangential axis, the channel's Poiseuille inflow)",
+              {"uniform", "parabolic"}});
+  schema.add({s, "inflow_velocity", KeyType::real, 1.0, "length/time",
+              "the inflow's normal velocity: its value (uniform) or its maximum (parabolic)", {}, 0, 1e6});
+  schema.add({s, "inflow_ramp_time", KeyType::real, 0.0, "time",
+              "the inflow grows as sin^2(pi t / 2 T) until t = T (0: at full speed from the start)", {}, 0, 1e12});
+  schema.add({s, "outflow", KeyType::string, std::string("zero_gradient"), "",
+              "an outflow face's normal velocity before the projection: zero_gradient, or convective (d/dt + U d/dn = "
+              "0 with the face's mean outgoing velocity U)",
+              {"zero_gradient", "convective"}});
+  schema.add({s, "body_force", KeyType::real_list, std::vector<double>{0, 0, 0}, "length/time^2",
+              "force per unit mass [x, y, z], e.g. the pressure gradient driving a periodic channel", {}, -1e12, 1e12});
   schema.add({s, "initial", KeyType::string, std::string("rest"), "",
-              "rest: u = v = p = 0; taylor_green: u = sin(2 pi x / L) cos(2 pi y / L), v = -cos sin, its pressure",
+              "rest: u = p = 0; taylor_green: u = sin(kx) cos(ky) [cos(kz)], v = -cos(kx) sin(ky) [cos(kz)], w = 0, "
+              "k = 2 pi / the x extent, and its pressure",
               {"rest", "taylor_green"}});
   schema.add({s, "poisson_tolerance", KeyType::real, 1e-10, "1",
-              "relative residual |b - A phi| / |b| the pressure Poisson solve reaches each step", {}, 0, 1e-2, true});
+              "relative residual |b - A phi| / |b| the pressure Poisson solve (and the Crank-Nicolson solve) reaches each "
+              "step",
+              {}, 0, 1e-2, true});
   schema.add({s, "poisson_max_iterations", KeyType::integer, 1000L, "iterations", "CG iterations allowed per solve", {},
               1, 1e7});
   schema.add({s, "preconditioner", KeyType::string, std::string("multigrid"), "",
@@ -39,32 +66,66 @@ void declare_projection_keys(io::Schema& schema) {
               "the diagonal",
               {"multigrid", "jacobi"}});
   schema.add({s, "on_unconverged", KeyType::string, std::string("stop"), "",
-              "what a Poisson solve that misses its tolerance does: stop the run with a message, or warn and go on",
+              "what a solve that misses its tolerance does: stop the run with a message, or warn and go on",
               {"stop", "warn"}});
 }
 
 namespace {
 
+const char* const axis_names[3] = {"x", "y", "z"};
+
+// [projection] faces, checked against the periodic axes of [mesh].
+BoundarySettings boundaries_of(const io::Deck& deck, const mesh::GridSpec& grid) {
+  BoundarySettings b;
+  const int faces = 2 * grid.dimensions;
+  const auto& kinds = deck.strings("projection", "faces");
+  const auto& velocity = deck.reals("projection", "wall_velocity");
+  if (!kinds.empty() && static_cast<int>(kinds.size()) != faces)
+    deck.fail("projection", "faces", "expected " + std::to_string(faces) + " entries [x_lower, x_upper, y_lower, y_upper" +
+                                         (grid.dimensions == 3 ? ", z_lower, z_upper]" : "]"));
+  if (!velocity.empty() && static_cast<int>(velocity.size()) != faces)
+    deck.fail("projection", "wall_velocity", "expected " + std::to_string(faces) + " entries, one per face");
+  for (int a = 0; a < grid.dimensions; ++a)
+    for (int side = 0; side < 2; ++side) {
+      const int n = 2 * a + side;
+      const bool periodic = grid.boundary[a] == mesh::Boundary::periodic;
+      const std::string kind = kinds.empty() ? (periodic ? "periodic" : "wall") : kinds[n];
+      const std::string face = std::string(axis_names[a]) + (side == 0 ? "_lower" : "_upper");
+      if (periodic != (kind == "periodic"))
+        deck.fail("projection", "faces",
+                  "the " + face + " face is " + kind + " but mesh.boundary_" + axis_names[a] + " is " +
+                      (periodic ? "periodic: set \"periodic\" there, or make the axis open" : "open: use wall, free_slip, inflow or outflow"));
+      const double v = velocity.empty() ? 0.0 : velocity[n];
+      if (v != 0 && kind != "wall")
+        deck.fail("projection", "wall_velocity", "the " + face + " face is " + kind + ", not a wall: its entry must be 0");
+      b.wall_velocity[a][side] = v;
+      if (kind == "free_slip") b.face[a][side] = FaceKind::free_slip;
+      else if (kind == "inflow") b.face[a][side] = FaceKind::inflow;
+      else if (kind == "outflow") b.face[a][side] = FaceKind::outflow;
+      else b.face[a][side] = FaceKind::wall;
+    }
+  b.profile = deck.string("projection", "inflow_profile") == "parabolic" ? InflowProfile::parabolic : InflowProfile::uniform;
+  b.inflow_velocity = deck.real("projection", "inflow_velocity");
+  b.inflow_ramp_time = deck.real("projection", "inflow_ramp_time");
+  b.outflow = deck.string("projection", "outflow") == "convective" ? OutflowKind::convective : OutflowKind::zero_gradient;
+  return b;
+}
+
 ProjectionSettings settings_of(const io::Deck& deck) {
   ProjectionSettings s;
   s.grid = solvers::grid_spec(deck, MacProjection::halo_width);
-  if (s.grid.dimensions != 2) deck.fail("mesh", "dimensions", "the projection solver is 2-D so far: set 2");
-  if (s.grid.cells[0] != s.grid.cells[1]) deck.fail("mesh", "ny", "the projection solver's grid is square: ny = nx");
-  if (s.grid.cells[0] < 4) deck.fail("mesh", "nx", "the projection solver needs nx >= 4");
-  const auto& walls = deck.reals("projection", "wall_velocity");
-  if (walls.size() != 4) deck.fail("projection", "wall_velocity", "expected four entries [x = 0, x = L, y = 0, y = L]");
-  for (int axis = 0; axis < 2; ++axis)
-    if (s.grid.boundary[axis] == mesh::Boundary::periodic && (walls[2 * axis] != 0 || walls[2 * axis + 1] != 0))
-      deck.fail("projection", "wall_velocity",
-                std::string("a wall velocity on the ") + (axis == 0 ? "x" : "y") + " faces needs walls there (mesh.boundary_" +
-                    (axis == 0 ? "x" : "y") + " = \"open\"), not a periodic axis");
+  for (int a = 0; a < s.grid.dimensions; ++a)
+    if (s.grid.cells[a] < 4) deck.fail("mesh", std::string("n") + axis_names[a], "the projection solver needs at least 4 cells per axis");
+  const auto& domain = deck.reals("projection", "domain");
+  if (domain.size() != 3) deck.fail("projection", "domain", "expected three entries [x, y, z]");
   const auto& force = deck.reals("projection", "body_force");
-  if (force.size() != 2) deck.fail("projection", "body_force", "expected two entries [x, y]");
-  s.mac.length = deck.real("projection", "length");
+  if (force.size() != 3) deck.fail("projection", "body_force", "expected three entries [x, y, z]");
+  for (int a = 0; a < 3; ++a) s.mac.length[a] = domain[a], s.mac.body_force[a] = a < s.grid.dimensions ? force[a] : 0.0;
+  if (s.grid.dimensions == 2 && force[2] != 0) deck.fail("projection", "body_force", "a 2-D grid has no z force: set its entry to 0");
   s.mac.viscosity = deck.real("projection", "viscosity");
-  s.mac.lower_wall = {walls[0], walls[2]};
-  s.mac.upper_wall = {walls[1], walls[3]};
-  s.mac.body_force = {force[0], force[1]};
+  s.mac.boundaries = boundaries_of(deck, s.grid);
+  s.mac.viscous = deck.string("projection", "viscous_scheme") == "explicit" ? ViscousScheme::explicit_ab2 : ViscousScheme::crank_nicolson;
+  s.mac.advection = deck.string("projection", "advection_scheme") == "quick" ? AdvectionScheme::quick : AdvectionScheme::central;
   s.mac.poisson = {deck.real("projection", "poisson_tolerance"), static_cast<int>(deck.integer("projection", "poisson_max_iterations"))};
   s.mac.preconditioner = deck.string("projection", "preconditioner") == "jacobi" ? sparse::Preconditioner::jacobi
                                                                                   : sparse::Preconditioner::multigrid;
@@ -100,17 +161,34 @@ namespace {
 
 using HostField = MacProjection::HostField;
 
-// The initial state on the host, owned cells: u on the x-faces, v on the y-faces, p at the centres.
-void initial_state(const ProjectionSettings& s, const mesh::Decomposition& d, double h, HostField& vel, HostField& p) {
-  if (!s.taylor_green) return;
-  const double k = 2 * pi / s.mac.length;
-  for (long j = 0; j < d.local_cells(1); ++j)
-    for (long i = 0; i < d.local_cells(0); ++i) {
-      const double x = (d.offset(0) + i) * h, y = (d.offset(1) + j) * h;
-      vel(0, 0, j + 1, i + 1) = std::sin(k * x) * std::cos(k * (y + h / 2));
-      vel(1, 0, j + 1, i + 1) = -std::cos(k * (x + h / 2)) * std::sin(k * y);
-      p(0, 0, j + 1, i + 1) = (std::cos(2 * k * (x + h / 2)) + std::cos(2 * k * (y + h / 2))) / 4;
-    }
+// Calls visit(n, x) for this rank's cells in C order (z, y, x), x their indices in the fields.
+template <class Visit>
+void for_owned(const MacGrid& g, Visit&& visit) {
+  std::size_t n = 0;
+  for (int k = g.lo[2]; k < g.lo[2] + g.n[2]; ++k)
+    for (int j = g.lo[1]; j < g.lo[1] + g.n[1]; ++j)
+      for (int i = g.lo[0]; i < g.lo[0] + g.n[0]; ++i, ++n) {
+        const int x[3] = {i, j, k};
+        visit(n, x);
+      }
+}
+
+// The position of the face of component c (c = -1: the centre) of the cell at x, along axis a.
+double position(const MacGrid& g, const int (&x)[3], int c, int a) {
+  return (static_cast<double>(g.offset[a] + x[a] - g.lo[a]) + (a == c ? 0.0 : 0.5)) * g.h[a];
+}
+
+// The Taylor-Green vortex on the faces and centres of this rank's cells (2-D, or 3-D with cos(kz)).
+void taylor_green(const ProjectionSettings& s, const MacGrid& g, HostField& vel, HostField& p) {
+  const double k = 2 * pi / s.mac.length[0];
+  for_owned(g, [&](std::size_t, const int(&x)[3]) {
+    const auto at = [&](int c, int a) { return k * position(g, x, c, a); };
+    const double z_u = g.dims == 3 ? std::cos(at(0, 2)) : 1.0, z_v = g.dims == 3 ? std::cos(at(1, 2)) : 1.0;
+    vel(0, x[2], x[1], x[0]) = std::sin(at(0, 0)) * std::cos(at(0, 1)) * z_u;
+    vel(1, x[2], x[1], x[0]) = -std::cos(at(1, 0)) * std::sin(at(1, 1)) * z_v;
+    const double planar = (std::cos(2 * at(-1, 0)) + std::cos(2 * at(-1, 1))) / 4;
+    p(0, x[2], x[1], x[0]) = g.dims == 3 ? planar * (std::cos(2 * at(-1, 2)) + 2) / 4 : planar;
+  });
 }
 
 }  // namespace
@@ -121,11 +199,14 @@ ProjectionSolver::ProjectionSolver(const ProjectionSettings& settings, MPI_Comm 
   auto p = Kokkos::create_mirror_view(mac_.pressure());
   Kokkos::deep_copy(vel, 0.0);
   Kokkos::deep_copy(p, 0.0);
-  initial_state(s_, mac_.decomposition(), mac_.spacing(), vel, p);
+  if (s_.taylor_green) taylor_green(s_, mac_.grid(), vel, p);
   mac_.set_state(vel, p);
-  const char* fields[4][2] = {{"fields/u", "length/time"}, {"fields/v", "length/time"}, {"fields/p", "length^2/time^2"},
-                              {"fields/vorticity", "1/time"}};
-  for (const auto& f : fields) output_.push_back({box(f[0], f[1]), {}});
+  const int dims = mac_.grid().dims;
+  for (int c = 0; c < dims; ++c) output_.push_back({box(std::string("fields/") + "uvw"[c], "length/time"), {}});
+  output_.push_back({box("fields/p", "length^2/time^2"), {}});
+  if (dims == 2) output_.push_back({box("fields/vorticity", "1/time"), {}});
+  else
+    for (int a = 0; a < 3; ++a) output_.push_back({box(std::string("fields/vorticity_") + axis_names[a], "1/time"), {}});
   for (const auto& b : state_layout()) staged_state_.push_back({b, {}});
   for (auto* sets : {&output_, &staged_state_})
     for (auto& d : *sets) d.values.resize(d.box.local_values());
@@ -133,27 +214,34 @@ ProjectionSolver::ProjectionSolver(const ProjectionSettings& settings, MPI_Comm 
 
 io::DatasetBox ProjectionSolver::box(const std::string& name, const std::string& units) const {
   const auto& d = mac_.decomposition();
+  const MacGrid& g = mac_.grid();
   io::DatasetBox b;
   b.name = name;
-  b.global = {static_cast<unsigned long long>(d.global_cells(1)), static_cast<unsigned long long>(d.global_cells(0))};
-  b.offset = {static_cast<unsigned long long>(d.offset(1)), static_cast<unsigned long long>(d.offset(0))};
-  b.count = {static_cast<unsigned long long>(d.local_cells(1)), static_cast<unsigned long long>(d.local_cells(0))};
+  for (int a = g.dims - 1; a >= 0; --a) {  // C order: z, y, x
+    b.global.push_back(static_cast<unsigned long long>(d.global_cells(a)));
+    b.offset.push_back(static_cast<unsigned long long>(d.offset(a)));
+    b.count.push_back(static_cast<unsigned long long>(d.local_cells(a)));
+  }
   b.units = units;
-  io::Geometry g;
-  g.dimensions = 2;
-  g.spacing = {mac_.spacing(), mac_.spacing(), mac_.spacing()};
-  b.geometry = g;
+  io::Geometry geometry;
+  geometry.dimensions = g.dims;
+  geometry.spacing = {g.h[0], g.h[1], g.h[2]};
+  b.geometry = geometry;
   return b;
 }
 
 double ProjectionSolver::stable_dt(double) { return s_.fixed_dt > 0 ? s_.fixed_dt : mac_.stable_dt(s_.courant); }
 
-void ProjectionSolver::step(double, double dt) {
-  mac_.step(dt);
-  const sparse::SolveResult& r = mac_.last_solve();
+void ProjectionSolver::step(double time, double dt) {
+  mac_.step(time, dt);
+  check(mac_.last_solve(), "pressure Poisson");
+  if (s_.mac.viscous == ViscousScheme::crank_nicolson) check(mac_.last_viscous_solve(), "Crank-Nicolson viscous");
+}
+
+void ProjectionSolver::check(const sparse::SolveResult& r, const char* which) {
   if (r.converged) return;
   std::ostringstream message;
-  message << "projection: the pressure Poisson solve stopped at a relative residual of " << r.residual << " after "
+  message << "projection: the " << which << " solve stopped at a relative residual of " << r.residual << " after "
           << r.iterations << " iterations, above projection.poisson_tolerance = " << s_.mac.poisson.tolerance
           << "; raise projection.poisson_max_iterations, use projection.preconditioner = \"multigrid\", or set "
              "projection.on_unconverged = \"warn\"";
@@ -165,16 +253,19 @@ void ProjectionSolver::step(double, double dt) {
 
 // divergence_residual is max |div u| after the projection: zero but for the Poisson solve's residual.
 std::vector<solvers::Scalar> ProjectionSolver::diagnostics(double) {
-  const sparse::SolveResult& r = mac_.last_solve();
-  return {{"kinetic_energy", mac_.kinetic_energy(), true, "length^4/time^2"},
-          {"divergence_residual", mac_.max_divergence(), true, "1/time"},
-          {"poisson_iterations", static_cast<double>(r.iterations), true, "1"},
-          {"poisson_residual", r.residual, true, "1"}};
+  std::vector<solvers::Scalar> d = {{"kinetic_energy", mac_.kinetic_energy(), true, mac_.grid().dims == 2 ? "length^4/time^2" : "length^5/time^2"},
+                                    {"divergence_residual", mac_.max_divergence(), true, "1/time"}};
+  for (const auto& p : progress(0)) d.push_back(p);
+  return d;
 }
 
 std::vector<solvers::Scalar> ProjectionSolver::progress(double) const {
   const sparse::SolveResult& r = mac_.last_solve();
-  return {{"poisson_iterations", static_cast<double>(r.iterations), true, "1"}, {"poisson_residual", r.residual, true, "1"}};
+  std::vector<solvers::Scalar> p = {{"poisson_iterations", static_cast<double>(r.iterations), true, "1"},
+                                    {"poisson_residual", r.residual, true, "1"}};
+  if (s_.mac.viscous == ViscousScheme::crank_nicolson)
+    p.push_back({"viscous_iterations", static_cast<double>(mac_.last_viscous_solve().iterations), true, "1"});
+  return p;
 }
 
 double ProjectionSolver::work_per_step() const {
@@ -184,65 +275,68 @@ double ProjectionSolver::work_per_step() const {
 std::string ProjectionSolver::layout() const {
   const auto& d = mac_.decomposition();
   std::ostringstream out;
-  out << d.size() << " ranks as " << d.process_grid(0) << " x " << d.process_grid(1) << ", " << d.global_cells(0)
-      << " x " << d.global_cells(1) << " cells, MAC grid, "
-      << (s_.mac.preconditioner == sparse::Preconditioner::multigrid ? "multigrid" : "Jacobi") << "-preconditioned CG";
+  out << d.size() << " ranks as " << d.process_grid(0) << " x " << d.process_grid(1);
+  if (d.dimensions() == 3) out << " x " << d.process_grid(2);
+  out << ", " << d.global_cells(0) << " x " << d.global_cells(1);
+  if (d.dimensions() == 3) out << " x " << d.global_cells(2);
+  out << " cells, MAC grid, " << (s_.mac.viscous == ViscousScheme::crank_nicolson ? "Crank-Nicolson" : "explicit")
+      << " viscosity, " << (s_.mac.preconditioner == sparse::Preconditioner::multigrid ? "multigrid" : "Jacobi")
+      << "-preconditioned CG";
   return out.str();
 }
 
-// Cell-centred u, v (face averages), p, and the vorticity (the average of the cell's four corner values).
+// Cell-centred velocity (face averages), p, and the vorticity: each component the average of the four
+// edge values around the cell (2-D: the z component alone, from the cell's corners).
 const std::vector<io::HostDataset>& ProjectionSolver::output_fields() {
   const auto vel = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mac_.velocity());
   const auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mac_.pressure());
-  const auto& d = mac_.decomposition();
-  const double h = mac_.spacing();
-  const auto corner = [&](long j, long i) {
-    return (vel(1, 0, j, i) - vel(1, 0, j, i - 1) - vel(0, 0, j, i) + vel(0, 0, j - 1, i)) / h;
+  const MacGrid& g = mac_.grid();
+  const auto u = [&](int c, const int(&x)[3], int a = 0, int s = 0, int b = 0, int t = 0) {
+    int y[3] = {x[0], x[1], x[2]};
+    y[a] += s, y[b] += t;
+    return vel(c, y[2], y[1], y[0]);
   };
-  std::size_t n = 0;
-  for (long j = 1; j <= d.local_cells(1); ++j)
-    for (long i = 1; i <= d.local_cells(0); ++i, ++n) {
-      output_[0].values[n] = 0.5 * (vel(0, 0, j, i) + vel(0, 0, j, i + 1));
-      output_[1].values[n] = 0.5 * (vel(1, 0, j, i) + vel(1, 0, j + 1, i));
-      output_[2].values[n] = p(0, 0, j, i);
-      output_[3].values[n] = 0.25 * (corner(j, i) + corner(j, i + 1) + corner(j + 1, i) + corner(j + 1, i + 1));
-    }
+  // omega_a = d u_c / d x_b - d u_b / d x_c on the edge along a at the cell's lower b and c sides, shifted.
+  const auto edge = [&](int a, const int(&x)[3], int sb, int sc) {
+    const int b = (a + 1) % 3, c = (a + 2) % 3;
+    return (u(c, x, b, sb, c, sc) - u(c, x, b, sb - 1, c, sc)) / g.h[b] - (u(b, x, b, sb, c, sc) - u(b, x, b, sb, c, sc - 1)) / g.h[c];
+  };
+  const int dims = g.dims;
+  for_owned(g, [&](std::size_t n, const int(&x)[3]) {
+    for (int c = 0; c < dims; ++c) output_[c].values[n] = 0.5 * (u(c, x) + u(c, x, c, 1));
+    output_[dims].values[n] = p(0, x[2], x[1], x[0]);
+    for (int a = dims == 2 ? 2 : 0; a < 3; ++a)
+      output_[dims + 1 + (dims == 2 ? 0 : a)].values[n] =
+          0.25 * (edge(a, x, 0, 0) + edge(a, x, 1, 0) + edge(a, x, 0, 1) + edge(a, x, 1, 1));
+  });
   return output_;
 }
 
 std::vector<io::DatasetBox> ProjectionSolver::state_layout() const {
   std::vector<io::DatasetBox> boxes;
-  const char* names[5][2] = {{"state/u", "length/time"},
-                             {"state/v", "length/time"},
-                             {"state/p", "length^2/time^2"},
-                             {"state/tendency_u", "length/time^2"},
-                             {"state/tendency_v", "length/time^2"}};
-  for (const auto& n : names) {
-    io::DatasetBox b = box(n[0], n[1]);
+  const int dims = mac_.grid().dims;
+  const auto add = [&](const std::string& name, const char* units) {
+    io::DatasetBox b = box(name, units);
     b.geometry.reset();  // face values at the cells' lower faces: not cell data for a viewer
     boxes.push_back(b);
-  }
+  };
+  for (int c = 0; c < dims; ++c) add(std::string("state/") + "uvw"[c], "length/time");
+  add("state/p", "length^2/time^2");
+  for (int c = 0; c < dims; ++c) add(std::string("state/tendency_") + "uvw"[c], "length/time^2");
   return boxes;
 }
-
-// The owned values of (field, component) in C order, to or from a dataset's values.
-namespace {
-template <class Copy>
-void for_owned(const mesh::Decomposition& d, Copy&& copy) {
-  std::size_t n = 0;
-  for (long j = 1; j <= d.local_cells(1); ++j)
-    for (long i = 1; i <= d.local_cells(0); ++i, ++n) copy(n, j, i);
-}
-}  // namespace
 
 const std::vector<io::HostDataset>& ProjectionSolver::state() {
   const auto vel = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mac_.velocity());
   const auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mac_.pressure());
   const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mac_.previous_tendency());
-  for_owned(mac_.decomposition(), [&](std::size_t n, long j, long i) {
-    staged_state_[0].values[n] = vel(0, 0, j, i), staged_state_[1].values[n] = vel(1, 0, j, i);
-    staged_state_[2].values[n] = p(0, 0, j, i);
-    staged_state_[3].values[n] = t(0, 0, j, i), staged_state_[4].values[n] = t(1, 0, j, i);
+  const int dims = mac_.grid().dims;
+  for_owned(mac_.grid(), [&](std::size_t n, const int(&x)[3]) {
+    for (int c = 0; c < dims; ++c) {
+      staged_state_[c].values[n] = vel(c, x[2], x[1], x[0]);
+      staged_state_[dims + 1 + c].values[n] = t(c, x[2], x[1], x[0]);
+    }
+    staged_state_[dims].values[n] = p(0, x[2], x[1], x[0]);
   });
   return staged_state_;
 }
@@ -252,10 +346,13 @@ void ProjectionSolver::restore(const std::vector<io::HostDataset>& state) {
   auto p = Kokkos::create_mirror_view(mac_.pressure());
   auto t = Kokkos::create_mirror_view(mac_.previous_tendency());
   for (auto* host : {&vel, &p, &t}) Kokkos::deep_copy(*host, 0.0);
-  for_owned(mac_.decomposition(), [&](std::size_t n, long j, long i) {
-    vel(0, 0, j, i) = state.at(0).values[n], vel(1, 0, j, i) = state.at(1).values[n];
-    p(0, 0, j, i) = state.at(2).values[n];
-    t(0, 0, j, i) = state.at(3).values[n], t(1, 0, j, i) = state.at(4).values[n];
+  const int dims = mac_.grid().dims;
+  for_owned(mac_.grid(), [&](std::size_t n, const int(&x)[3]) {
+    for (int c = 0; c < dims; ++c) {
+      vel(c, x[2], x[1], x[0]) = state.at(c).values[n];
+      t(c, x[2], x[1], x[0]) = state.at(dims + 1 + c).values[n];
+    }
+    p(0, x[2], x[1], x[0]) = state.at(dims).values[n];
   });
   mac_.restore(vel, p, t);
 }

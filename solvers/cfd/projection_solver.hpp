@@ -1,7 +1,7 @@
 #pragma once
 // The `cfd_projection` solver kind: the deck, the driver's Solver interface, output and checkpoints
-// around the MAC projection core (mac_projection.hpp). 2-D, square, periodic axes or no-slip walls with
-// a tangential velocity each (the lid-driven cavity, Poiseuille channels, Taylor-Green).
+// around the MAC projection core (mac_projection.hpp): 2-D and 3-D boxes with walls (a moving lid), free
+// slip, inflow, outflow or periodic faces (the lid-driven cavity, channels, Taylor-Green).
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +44,8 @@ class ProjectionSolver final : public solvers::Solver {
 
  private:
   io::DatasetBox box(const std::string& name, const std::string& units) const;
+  // Stops the run (or warns, as the deck says) when a solve missed its tolerance.
+  void check(const sparse::SolveResult& result, const char* which);
 
   ProjectionSettings s_;
   MacProjection mac_;

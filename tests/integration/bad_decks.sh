@@ -38,6 +38,11 @@ expect_rejected wall_velocity_on_periodic_axis "projection.wall_velocity" "$proj
 boundary_x = \"open\"
 [projection]
 wall_velocity = [0.0, 0.0, 0.0, 1.0]"
+expect_rejected inflow_on_periodic_face "projection.faces" "$projection
+[mesh]
+boundary_y = \"open\"
+[projection]
+faces = [\"inflow\", \"outflow\", \"wall\", \"wall\"]"
 expect_rejected multigrid_cannot_coarsen "multigrid: the grid 65 x 65" "$projection
 [mesh]
 nx = 65

@@ -1,0 +1,94 @@
+#pragma once
+// The staggered (MAC) grid of the projection solver as kernels see it: a plain struct taken by value,
+// and the per-face arithmetic as free inline functions (the AMReX kernel-header shape: the class that
+// launches a kernel only sets it up). Velocity component c lives on the lower face along axis c of the
+// cell with the same index, pressure at the cell centre. Indices are those of mesh::Field, halos
+// included: this rank's cells are [lo, lo + n) along each axis; in 2-D the z range is the single index 0.
+#include <Kokkos_Core.hpp>
+
+#include "mesh/decomposition.hpp"
+#include "mesh/field.hpp"
+
+namespace meridian::cfd {
+
+// What holds a domain face. Periodic axes have no faces.
+enum class FaceKind { wall, free_slip, inflow, outflow };
+enum class InflowProfile { uniform, parabolic };
+enum class AdvectionScheme { central, quick };
+
+struct MacGrid {
+  int dims = 2;
+  int n[3] = {1, 1, 1}, lo[3] = {0, 0, 0}, extent[3] = {1, 1, 1};
+  long offset[3] = {0, 0, 0};
+  double h[3] = {1, 1, 1}, length[3] = {1, 1, 1};
+  // Per axis and side (0 lower, 1 upper): the FaceKind as an int where the face is a domain face held by
+  // this rank, else -1 (a periodic axis, or a neighbouring rank's side).
+  int face[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+  // A wall's velocity along its first tangential axis (tangential_axis), the moving lid.
+  double wall_velocity[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+  int profile = 0;             // InflowProfile
+  double inflow_velocity = 0;  // its maximum (parabolic) or value (uniform), ramped to the current time
+
+  KOKKOS_INLINE_FUNCTION static int tangential_axis(int axis) { return axis == 0 ? 1 : 0; }
+  // The face of component c at x is set by a boundary condition, not by the momentum equation: the
+  // domain's lower face along c (its upper face lies in the halo, outside every owned range).
+  KOKKOS_INLINE_FUNCTION bool fixed(int c, const int x[3]) const { return face[c][0] >= 0 && x[c] == lo[c]; }
+  KOKKOS_INLINE_FUNCTION double cell_volume() const { return h[0] * h[1] * (dims == 3 ? h[2] : 1.0); }
+};
+
+MacGrid mac_grid(const mesh::Decomposition& d, const double (&length)[3]);
+
+// x + s e_a, as an index triple.
+struct Shift {
+  int x[3];
+  KOKKOS_INLINE_FUNCTION Shift(const int (&from)[3], int axis, int s) : x{from[0], from[1], from[2]} { x[axis] += s; }
+};
+
+KOKKOS_INLINE_FUNCTION double at(const mesh::Field& f, int c, const int (&x)[3]) { return f(c, x[2], x[1], x[0]); }
+KOKKOS_INLINE_FUNCTION double at(const mesh::Field& f, int c, const int (&x)[3], int axis, int s) {
+  return at(f, c, Shift(x, axis, s).x);
+}
+
+// d(u_a u_c)/dx_a summed over a, conservative: the flux through the face between u_c(y - e_a) and u_c(y)
+// is the advecting velocity (u_a(y) + u_a(y - e_c)) / 2 times u_c interpolated there, centrally or by
+// QUICK (Leonard 1979: 3/8 downstream + 6/8 upstream - 1/8 far upstream, third order and upwind-biased).
+KOKKOS_INLINE_FUNCTION double advection(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g, int scheme) {
+  double sum = 0;
+  for (int a = 0; a < g.dims; ++a) {
+    double flux[2];
+    for (int side = 0; side < 2; ++side) {
+      const Shift y(x, a, side);
+      const double w = 0.5 * (at(u, a, y.x) + at(u, a, y.x, c, -1));
+      const double here = at(u, c, y.x), below = at(u, c, y.x, a, -1);
+      double value = 0.5 * (here + below);
+      if (scheme == static_cast<int>(AdvectionScheme::quick))
+        value = w > 0 ? 0.375 * here + 0.75 * below - 0.125 * at(u, c, y.x, a, -2)
+                      : 0.375 * below + 0.75 * here - 0.125 * at(u, c, y.x, a, 1);
+      flux[side] = w * value;
+    }
+    sum += (flux[1] - flux[0]) / g.h[a];
+  }
+  return sum;
+}
+
+// The Laplacian of component c at x.
+KOKKOS_INLINE_FUNCTION double laplacian(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g) {
+  double sum = 0;
+  for (int a = 0; a < g.dims; ++a) sum += (at(u, c, x, a, 1) - 2 * at(u, c, x) + at(u, c, x, a, -1)) / (g.h[a] * g.h[a]);
+  return sum;
+}
+
+// The divergence of the cell at x.
+KOKKOS_INLINE_FUNCTION double divergence(const mesh::Field& u, const int (&x)[3], const MacGrid& g) {
+  double sum = 0;
+  for (int a = 0; a < g.dims; ++a) sum += (at(u, a, x, a, 1) - at(u, a, x)) / g.h[a];
+  return sum;
+}
+
+// This rank's cells (or the faces stored with them), as a (z, y, x) range.
+inline Kokkos::MDRangePolicy<Kokkos::Rank<3>> owned(const MacGrid& g) {
+  return Kokkos::MDRangePolicy<Kokkos::Rank<3>>({g.lo[2], g.lo[1], g.lo[0]},
+                                                {g.lo[2] + g.n[2], g.lo[1] + g.n[1], g.lo[0] + g.n[0]});
+}
+
+}  // namespace meridian::cfd
