@@ -8,35 +8,48 @@ namespace meridian::cfd {
 
 namespace {
 
-// Sum over the faces the momentum equation sets of a . b, over all ranks.
-double dot(const mesh::Field& a, const mesh::Field& b, const MacGrid g, MPI_Comm comm) {
+// The CG iteration fused into three sweeps, each one pass over the faces the momentum equation sets.
+
+// q = (I - alpha L) p with p's halos filled; returns p . q summed over the ranks.
+double apply(const mesh::Field& p, const mesh::Field& q, const MacGrid g, double alpha, MPI_Comm comm) {
   double local = 0;
   Kokkos::parallel_reduce(
-      "mac::cn_dot", owned(g),
+      "mac::cn_apply", owned(g),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& sum) {
         const int x[3] = {i, j, k};
-        for (int c = 0; c < g.dims; ++c)
-          if (!g.fixed(c, x)) sum += at(a, c, x) * at(b, c, x);
+        for (int c = 0; c < g.dims; ++c) {
+          const double value = g.fixed(c, x) ? 0.0 : at(p, c, x) - alpha * laplacian(p, c, x, g);
+          q(c, k, j, i) = value;
+          sum += value * at(p, c, x);
+        }
       },
       local);
   return mesh::global_sum(local, comm);
 }
 
-// q = (I - alpha L) p; p's halos filled.
-void helmholtz(const mesh::Field& p, const mesh::Field& q, const MacGrid g, double alpha) {
-  Kokkos::parallel_for(
-      "mac::cn_apply", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        const int x[3] = {i, j, k};
-        for (int c = 0; c < g.dims; ++c)
-          q(c, k, j, i) = g.fixed(c, x) ? 0.0 : at(p, c, x) - alpha * laplacian(p, c, x, g);
-      });
+// x += step p, r -= step q; returns r . r summed over the ranks.
+double update(const mesh::Field& x, const mesh::Field& r, const mesh::Field& p, const mesh::Field& q, double step,
+              const MacGrid g, MPI_Comm comm) {
+  double local = 0;
+  Kokkos::parallel_reduce(
+      "mac::cn_update", owned(g),
+      KOKKOS_LAMBDA(const int k, const int j, const int i, double& sum) {
+        for (int c = 0; c < g.dims; ++c) {
+          x(c, k, j, i) += step * p(c, k, j, i);
+          const double residual = r(c, k, j, i) - step * q(c, k, j, i);
+          r(c, k, j, i) = residual;
+          sum += residual * residual;
+        }
+      },
+      local);
+  return mesh::global_sum(local, comm);
 }
 
-// y = a x + b y on the owned faces.
-void axpby(double a, const mesh::Field& x, double b, const mesh::Field& y, const MacGrid g) {
+// p = r + beta p.
+void next_direction(const mesh::Field& r, const mesh::Field& p, double beta, const MacGrid g) {
   Kokkos::parallel_for(
-      "mac::cn_axpby", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        for (int c = 0; c < g.dims; ++c) y(c, k, j, i) = a * x(c, k, j, i) + b * y(c, k, j, i);
+      "mac::cn_direction", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        for (int c = 0; c < g.dims; ++c) p(c, k, j, i) = r(c, k, j, i) + beta * p(c, k, j, i);
       });
 }
 
@@ -48,30 +61,31 @@ CrankNicolson::CrankNicolson(const mesh::Decomposition& decomp, MacBoundaries& b
       p_(mesh::make_field(decomp, decomp.dimensions(), "mac::cn_p")),
       q_(mesh::make_field(decomp, decomp.dimensions(), "mac::cn_q")) {}
 
+// CG from x = b, which alpha L is a small correction to: r = b - H b.
 sparse::SolveResult CrankNicolson::solve(const mesh::Field& increment, double alpha, const sparse::SolverSettings& settings) {
   const MacGrid& g = boundaries_.grid();
   const MPI_Comm comm = decomp_.comm();
   Kokkos::deep_copy(x_, 0.0);
   Kokkos::deep_copy(r_, increment);
   Kokkos::deep_copy(p_, increment);
-  const double norm_b = std::sqrt(dot(increment, increment, g, comm));
   sparse::SolveResult result;
+  const double norm_b = std::sqrt(update(x_, r_, p_, p_, 0.0, g, comm));
   if (norm_b == 0) {
     result.converged = true;
     return result;
   }
-  double rr = norm_b * norm_b;
-  while (result.iterations < settings.max_iterations) {
+  boundaries_.fill(p_, Fill::homogeneous, 0);
+  apply(p_, q_, g, alpha, comm);
+  double rr = update(x_, r_, p_, q_, 1.0, g, comm);  // x = b, r = b - H b
+  result.residual = std::sqrt(rr) / norm_b;
+  Kokkos::deep_copy(p_, r_);
+  while (result.residual > settings.tolerance && result.iterations < settings.max_iterations) {
     boundaries_.fill(p_, Fill::homogeneous, 0);
-    helmholtz(p_, q_, g, alpha);
-    const double step = rr / dot(p_, q_, g, comm);
-    axpby(step, p_, 1.0, x_, g);
-    axpby(-step, q_, 1.0, r_, g);
-    const double rr_next = dot(r_, r_, g, comm);
+    const double step = rr / apply(p_, q_, g, alpha, comm);
+    const double rr_next = update(x_, r_, p_, q_, step, g, comm);
     ++result.iterations;
     result.residual = std::sqrt(rr_next) / norm_b;
-    if (result.residual <= settings.tolerance) break;
-    axpby(1.0, r_, rr_next / rr, p_, g);
+    next_direction(r_, p_, rr_next / rr, g);
     rr = rr_next;
   }
   result.converged = result.residual <= settings.tolerance;

@@ -1,5 +1,7 @@
 #include "solvers/cfd/mac_projection.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "mesh/reductions.hpp"
@@ -182,7 +184,15 @@ double MacProjection::kinetic_energy() const {
 
 double MacProjection::stable_dt(double courant) const {
   const MacGrid& g = boundaries_.grid();
-  const double rate = max_rate(velocity_, g, decomp_.comm());
+  // From rest only the walls and the inflow move: their speed bounds the first step's rate.
+  double boundary_speed = settings_.boundaries.inflow_velocity * (boundaries_.any(FaceKind::inflow) ? 1 : 0);
+  double h_min = g.h[0];
+  for (int a = 0; a < g.dims; ++a) {
+    h_min = std::min(h_min, g.h[a]);
+    for (int side = 0; side < 2; ++side)
+      if (!decomp_.periodic(a)) boundary_speed = std::max(boundary_speed, std::abs(settings_.boundaries.wall_velocity[a][side]));
+  }
+  const double rate = std::max(max_rate(velocity_, g, decomp_.comm()), boundary_speed / h_min);
   // AB2 is stable on [-1, 0] of the real axis, and the Laplacian's largest eigenvalue is 4 nu sum 1/h^2:
   // 0.8 of its inverse leaves a margin of 1.25. Crank-Nicolson has no viscous limit.
   double viscous = 1e300;
