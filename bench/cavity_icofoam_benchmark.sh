@@ -13,7 +13,8 @@
 #
 # What it measures, for each code:
 #   s/step      meridian: the step's phases (compute + halo exchange) of its run summary over its steps;
-#               icoFoam: its ExecutionTime from the first step to the last over the steps between (its writes
+#               icoFoam: its ClockTime (wall seconds, whole ones; its ExecutionTime is CPU time, which leaves out
+#               the time other work takes the core; used only when the run is under 10 s) from the first step to the last over the steps between (its writes
 #               included, its start-up left out)
 #   steady      the first output time t at which the steady residual max |u(t) - u(t - dT)| / dT (both
 #               components, every cell, in units of U and L/U; dT = OUTPUT_EVERY) is below STEADY_TOLERANCE,
@@ -31,7 +32,8 @@
 #              END_TIME          end time, units of L/U      (default 25)
 #              OUTPUT_EVERY      output interval, L/U        (default 0.5)
 #              COURANT           Courant number of both      (default 0.5, the deck's)
-#              STEADY_TOLERANCE  steady residual threshold   (default 1e-5)
+#              STEADY_TOLERANCE  steady residual threshold   (default 1e-4: icoFoam's residual stalls near
+#                                                            1.4e-5 at 128^2, the tutorial's U tolerance 1e-5)
 #              OPENFOAM_BASHRC   OpenFOAM's environment, sourced in a subshell for icoFoam only
 #                                                            (default /usr/share/openfoam/etc/bashrc, Debian's)
 #              OPENFOAM_CAVITY   the icoFoam cavity tutorial (default Debian's openfoam-examples copy)
@@ -56,7 +58,7 @@ bench_setup "${BASH_SOURCE[0]}" "" "${arguments[@]}"
 end_time=${END_TIME:-25}
 output_every=${OUTPUT_EVERY:-0.5}
 courant=${COURANT:-0.5}
-tolerance=${STEADY_TOLERANCE:-1e-5}
+tolerance=${STEADY_TOLERANCE:-1e-4}
 openfoam_bashrc=${OPENFOAM_BASHRC:-/usr/share/openfoam/etc/bashrc}
 tutorial=${OPENFOAM_CAVITY:-/usr/share/doc/openfoam-examples/examples/incompressible/icoFoam/cavity/cavity}
 deck="$repo_root/configs/cfd/lid_driven_cavity_re100.toml"
@@ -82,7 +84,7 @@ bench_run_meridian meridian "cavity $grid^2 to t = $end_time" 1 "$deck" --set me
   --set projection.courant="$courant" --set run.end_time="$end_time" --set run.output_interval="$output_every" \
   --set run.checkpoint_every_minutes=0 --set run.progress_every=1000000 --set run.diagnostics_every=1000
 wall[meridian]=$(awk -v start="$start" -v end="$(date +%s.%N)" 'BEGIN { printf "%.1f", end - start }')
-read -r steps[meridian] step_seconds[meridian] < <(awk "$bench_summary_awk"'
+read -r 'steps[meridian]' 'step_seconds[meridian]' < <(awk "$bench_summary_awk"'
   $1 == "halo" && $2 == "exchange" { halo = $3 }
   END { printf "%d %.4e\n", steps, (compute + halo) / steps }' "$work_dir/meridian.log")
 dt[meridian]=$(awk -v t="$end_time" -v n="${steps[meridian]}" 'BEGIN { printf "%.4e (mean)", t / n }')
@@ -98,6 +100,7 @@ openfoam_dt=$(awk -v c="$courant" -v l="$openfoam_length" -v n="$grid" -v u="$op
   'BEGIN { printf "%.10g", c * l / n / u }')
 case=$work_dir/icofoam
 skip=""
+# shellcheck disable=SC1090  # OpenFOAM's file, chosen at run time
 if [[ ! -f $tutorial/system/blockMeshDict ]]; then
   skip="no icoFoam cavity tutorial at $tutorial (Debian: apt-get install openfoam; or set OPENFOAM_CAVITY)"
 elif ! (set +u; [[ ! -f $openfoam_bashrc ]] || source "$openfoam_bashrc" 2>/dev/null; command -v icoFoam) >/dev/null; then
@@ -112,6 +115,7 @@ else
   start=$(date +%s.%N)
   (
     set +u
+    # shellcheck disable=SC1090
     [[ ! -f $openfoam_bashrc ]] || source "$openfoam_bashrc" 2>/dev/null
     set -u
     cd "$case"
@@ -129,10 +133,12 @@ else
     postProcess -func writeCellCentres -time 0 >postProcess.log 2>&1
   ) || bench_fail_with_log "icoFoam's case failed or timed out; the end of its log:" "$case/icoFoam.log"
   wall[icofoam]=$(awk -v start="$start" -v end="$(date +%s.%N)" 'BEGIN { printf "%.1f", end - start }')
-  read -r steps[icofoam] step_seconds[icofoam] < <(awk '
+  read -r 'steps[icofoam]' 'step_seconds[icofoam]' < <(awk '
     /^Time = / { steps++ }
-    /^ExecutionTime = / { if (!first) first = $3; last = $3 }
-    END { printf "%d %.4e\n", steps, (last - first) / (steps - 1) }' "$case/icoFoam.log")
+    # ClockTime: wall seconds, like the timers of meridian, but whole seconds: CPU seconds (ExecutionTime) for a
+    # run of under 10 s
+    /^ExecutionTime = / { if (!steps_seen++) { cpu0 = $3; wall0 = $7 }; cpu = $3; wall = $7 }
+    END { printf "%d %.4e\n", steps, (wall - wall0 >= 10 ? wall - wall0 : cpu - cpu0) / (steps - 1) }' "$case/icoFoam.log")
   dt[icofoam]="$openfoam_dt s = $(awk -v dt="$openfoam_dt" -v l=$openfoam_length -v u=$openfoam_lidspeed \
     'BEGIN { printf "%.4e", dt * u / l }')"
   "$python" "${compare[@]}" openfoam "$case" --length $openfoam_length --speed $openfoam_lidspeed \
