@@ -8,7 +8,7 @@
 #   repo_root            the repository
 #   build_dir            argument 1, default build/release in the repository
 #   meridian             $MERIDIAN, default BUILD_DIR/apps/meridian
-#   reference_binary     bench_binary REFERENCE_TARGET (below)
+#   reference_binary     bench_binary REFERENCE_TARGET (below); unset when REFERENCE_TARGET is "" (no such binary)
 #   mpirun               $MPIRUN split into words, default mpirun
 #   run_timeout_seconds  $BENCH_TIMEOUT, default 600
 #   work_dir             a temporary directory, removed on exit
@@ -39,8 +39,10 @@ bench_setup() {
 
   meridian=${MERIDIAN:-$build_dir/apps/meridian}
   bench_check_binary "$meridian" meridian
-  # shellcheck disable=SC2034  # read by the scripts that source this file
-  reference_binary=$(bench_binary "$reference_target")
+  if [[ -n $reference_target ]]; then
+    # shellcheck disable=SC2034  # read by the scripts that source this file
+    reference_binary=$(bench_binary "$reference_target")
+  fi
   read -r -a mpirun <<<"${MPIRUN:-mpirun}"
   run_timeout_seconds=${BENCH_TIMEOUT:-600}
 
