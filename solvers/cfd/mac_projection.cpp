@@ -145,6 +145,10 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
     viscous_ = mesh::make_field(decomp_, grid.dimensions, "mac::viscous");
     crank_nicolson_ = std::make_unique<CrankNicolson>(decomp_, boundaries_);
   }
+  if (!settings.bodies.empty()) {
+    const MacGrid& g = boundaries_.grid();
+    bodies_ = std::make_unique<ImmersedBodies>(settings.bodies, decomp_, std::array<double, 3>{g.h[0], g.h[1], g.h[2]});
+  }
   problem_ = poisson_problem(boundaries_.grid(), settings);
   poisson_ = std::make_unique<sparse::PoissonOperator>(decomp_, problem_);
   cg_ = std::make_unique<sparse::ConjugateGradient>(*poisson_, decomp_, problem_, settings.preconditioner);
@@ -219,6 +223,10 @@ void MacProjection::step(double time, double dt) {
   add(velocity_, increment_, g);
   boundaries_.outflow_after_predictor(velocity_);
   boundaries_.fill(velocity_, Fill::predicted, time + dt);
+  if (bodies_) {
+    bodies_->apply(velocity_, dt);
+    boundaries_.fill(velocity_, Fill::predicted, time + dt);
+  }
   divergence_rhs(velocity_, rhs_, g, dt);
   Kokkos::deep_copy(phi_, 0.0);
   last_solve_ = cg_->solve(rhs_, phi_, settings_.poisson);
@@ -229,6 +237,41 @@ void MacProjection::step(double time, double dt) {
   scalar_exchange_.exchange(pressure_);
   std::swap(tendency_, previous_tendency_);
   first_step_ = false;
+}
+
+// The rank whose cells include the lower corner of the interpolation's cell of centres computes it (its
+// upper neighbours are in its halo); the others add zero.
+double MacProjection::pressure_at(const std::array<double, 3>& point) const {
+  const MacGrid g = boundaries_.grid();
+  int corner[3] = {0, 0, 0};
+  double weight[3] = {0, 0, 0};
+  bool mine = true;
+  for (int a = 0; a < g.dims; ++a) {
+    const long cells = decomp_.global_cells(a);
+    const double centre = point[a] / g.h[a] - 0.5;
+    const long below = std::clamp(static_cast<long>(std::floor(centre)), 0L, cells - 2);
+    weight[a] = std::clamp(centre - static_cast<double>(below), 0.0, 1.0);
+    corner[a] = static_cast<int>(below - g.offset[a]) + g.lo[a];
+    mine = mine && below >= g.offset[a] && below < g.offset[a] + g.n[a];
+  }
+  double local = 0;
+  if (mine) {
+    const mesh::Field p = pressure_;
+    Kokkos::parallel_reduce(
+        "mac::pressure_probe", Kokkos::RangePolicy<>(0, 1 << g.dims),
+        KOKKOS_LAMBDA(const int vertex, double& sum) {
+          int x[3] = {corner[0], corner[1], corner[2]};
+          double w = 1;
+          for (int a = 0; a < g.dims; ++a) {
+            const int up = (vertex >> a) & 1;
+            x[a] += up;
+            w *= up ? weight[a] : 1 - weight[a];
+          }
+          sum += w * p(0, x[2], x[1], x[0]);
+        },
+        local);
+  }
+  return mesh::global_sum(local, decomp_.comm());
 }
 
 double MacProjection::max_divergence() const { return max_abs_divergence(velocity_, boundaries_.grid(), decomp_.comm()); }

@@ -15,6 +15,7 @@
 #include "mesh/field.hpp"
 #include "mesh/halo_exchange.hpp"
 #include "solvers/cfd/crank_nicolson.hpp"
+#include "solvers/cfd/immersed_bodies.hpp"
 #include "solvers/cfd/mac_boundaries.hpp"
 #include "solvers/common/sparse/conjugate_gradient.hpp"
 
@@ -31,6 +32,7 @@ struct MacSettings {
   sparse::Preconditioner preconditioner = sparse::Preconditioner::multigrid;
   ViscousScheme viscous = ViscousScheme::explicit_ab2;
   AdvectionScheme advection = AdvectionScheme::central;
+  std::vector<BodySpec> bodies;  // immersed, stationary
 };
 
 class MacProjection {
@@ -67,6 +69,10 @@ class MacProjection {
   double kinetic_energy() const;
   const mesh::Decomposition& decomposition() const { return decomp_; }
   const MacGrid& grid() const { return boundaries_.grid(); }
+  // The immersed bodies; null when there are none.
+  const ImmersedBodies* bodies() const { return bodies_.get(); }
+  // The pressure at a point, interpolated (bi- or trilinearly) between cell centres (collective).
+  double pressure_at(const std::array<double, 3>& point) const;
   double spacing(int axis) const { return boundaries_.grid().h[axis]; }
 
  private:
@@ -76,6 +82,7 @@ class MacProjection {
   mesh::HaloExchange scalar_exchange_;
   mesh::Field velocity_, tendency_, previous_tendency_, viscous_, increment_, pressure_, correction_;
   std::unique_ptr<CrankNicolson> crank_nicolson_;
+  std::unique_ptr<ImmersedBodies> bodies_;
   sparse::PoissonProblem problem_;
   std::unique_ptr<sparse::PoissonOperator> poisson_;
   std::unique_ptr<sparse::ConjugateGradient> cg_;

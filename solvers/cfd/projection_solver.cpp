@@ -65,14 +65,72 @@ void declare_projection_keys(io::Schema& schema) {
               "multigrid: a geometric V-cycle (each rank's cells must halve down to at most 4096 in all); jacobi: "
               "the diagonal",
               {"multigrid", "jacobi"}});
+  schema.add({s, "pressure_probes", KeyType::real_list, std::vector<double>{}, "length",
+              "two points [x_a, y_a(, z_a), x_b, y_b(, z_b)] whose pressure difference p(a) - p(b) is a diagnostic "
+              "(Schaefer-Turek's dP: [0.15, 0.2, 0.25, 0.2]); empty: none",
+              {}, 0, 1e12});
   schema.add({s, "on_unconverged", KeyType::string, std::string("stop"), "",
               "what a solve that misses its tolerance does: stop the run with a message, or warn and go on",
               {"stop", "warn"}});
+  const std::string b = "bodies";
+  schema.add({b, "shapes", KeyType::string_list, std::vector<std::string>{}, "",
+              "immersed solid bodies, one entry each: circle (a cylinder along z in 3-D), sphere, or naca (a NACA "
+              "4-digit section, extruded along z in 3-D); empty: none",
+              {"circle", "sphere", "naca"}});
+  schema.add({b, "centres", KeyType::real_list, std::vector<double>{}, "length",
+              "each body's centre [x, y(, z)] one after the other (naca: its quarter-chord point)", {}, -1e12, 1e12});
+  schema.add({b, "sizes", KeyType::real_list, std::vector<double>{}, "length",
+              "each body's diameter (naca: its chord)", {}, 0, 1e12, true});
+  schema.add({b, "naca_code", KeyType::string, std::string("0012"), "",
+              "the 4 digits MPTT of every naca body: camber M %, its position P tenths, thickness TT %", {}});
+  schema.add({b, "angles_of_attack", KeyType::real_list, std::vector<double>{}, "degrees",
+              "each body's angle of attack, nose up for a flow along +x (ignored for circles and spheres); empty: all 0",
+              {}, -90, 90});
+  schema.add({b, "reference_velocity", KeyType::real, 1.0, "length/time",
+              "U in the force coefficients c = 2 F / (U^2 A) (Schaefer-Turek: the mean inflow, 2/3 of its maximum)", {},
+              0, 1e12, true});
+  schema.add({b, "reference_length", KeyType::real, 1.0, "length",
+              "A in the coefficients in 2-D, per unit depth (a cylinder: its diameter)", {}, 0, 1e12, true});
+  schema.add({b, "reference_area", KeyType::real, 1.0, "length^2", "A in the coefficients in 3-D (a sphere: pi D^2 / 4)",
+              {}, 0, 1e12, true});
 }
 
 namespace {
 
 const char* const axis_names[3] = {"x", "y", "z"};
+
+// [bodies], each checked against the domain.
+std::vector<BodySpec> bodies_of(const io::Deck& deck, const mesh::GridSpec& grid, const std::array<double, 3>& domain) {
+  const auto& shapes = deck.strings("bodies", "shapes");
+  const auto& centres = deck.reals("bodies", "centres");
+  const auto& sizes = deck.reals("bodies", "sizes");
+  const auto& angles = deck.reals("bodies", "angles_of_attack");
+  const std::size_t n = shapes.size(), dims = static_cast<std::size_t>(grid.dimensions);
+  if (centres.size() != n * dims)
+    deck.fail("bodies", "centres", "expected " + std::to_string(n * dims) + " entries: " + std::to_string(dims) +
+                                       " coordinates for each of the " + std::to_string(n) + " bodies of bodies.shapes");
+  if (sizes.size() != n) deck.fail("bodies", "sizes", "expected one size for each of the " + std::to_string(n) + " bodies");
+  if (!angles.empty() && angles.size() != n)
+    deck.fail("bodies", "angles_of_attack", "expected one angle for each of the " + std::to_string(n) + " bodies, or none");
+  std::vector<BodySpec> bodies;
+  for (std::size_t i = 0; i < n; ++i) {
+    BodySpec body;
+    body.shape = shapes[i] == "sphere" ? BodyShape::sphere : shapes[i] == "naca" ? BodyShape::naca : BodyShape::circle;
+    for (std::size_t a = 0; a < dims; ++a) body.centre[a] = centres[i * dims + a];
+    body.size = sizes[i];
+    body.naca_code = deck.string("bodies", "naca_code");
+    body.angle_of_attack = angles.empty() ? 0.0 : angles[i];
+    std::string outside;
+    try {
+      outside = outside_domain(body, domain, grid.dimensions);
+    } catch (const std::invalid_argument& e) {
+      deck.fail("bodies", "naca_code", e.what());
+    }
+    if (!outside.empty()) deck.fail("bodies", "centres", "body " + std::to_string(i) + " (" + shapes[i] + "): " + outside);
+    bodies.push_back(body);
+  }
+  return bodies;
+}
 
 // [projection] faces, checked against the periodic axes of [mesh].
 BoundarySettings boundaries_of(const io::Deck& deck, const mesh::GridSpec& grid) {
@@ -124,6 +182,17 @@ ProjectionSettings settings_of(const io::Deck& deck) {
   if (s.grid.dimensions == 2 && force[2] != 0) deck.fail("projection", "body_force", "a 2-D grid has no z force: set its entry to 0");
   s.mac.viscosity = deck.real("projection", "viscosity");
   s.mac.boundaries = boundaries_of(deck, s.grid);
+  s.mac.bodies = bodies_of(deck, s.grid, s.mac.length);
+  s.probes = deck.reals("projection", "pressure_probes");
+  if (!s.probes.empty() && s.probes.size() != 2 * static_cast<std::size_t>(s.grid.dimensions))
+    deck.fail("projection", "pressure_probes", "expected two points of " + std::to_string(s.grid.dimensions) + " coordinates each");
+  for (std::size_t k = 0; k < s.probes.size(); ++k) {
+    const int a = static_cast<int>(k) % s.grid.dimensions;
+    if (s.probes[k] > s.mac.length[a])
+      deck.fail("projection", "pressure_probes", std::string("a probe lies beyond the domain along ") + axis_names[a]);
+  }
+  s.reference_velocity = deck.real("bodies", "reference_velocity");
+  s.reference_size = s.grid.dimensions == 2 ? deck.real("bodies", "reference_length") : deck.real("bodies", "reference_area");
   s.mac.viscous = deck.string("projection", "viscous_scheme") == "explicit" ? ViscousScheme::explicit_ab2 : ViscousScheme::crank_nicolson;
   s.mac.advection = deck.string("projection", "advection_scheme") == "quick" ? AdvectionScheme::quick : AdvectionScheme::central;
   s.mac.poisson = {deck.real("projection", "poisson_tolerance"), static_cast<int>(deck.integer("projection", "poisson_max_iterations"))};
@@ -207,6 +276,7 @@ ProjectionSolver::ProjectionSolver(const ProjectionSettings& settings, MPI_Comm 
   if (dims == 2) output_.push_back({box("fields/vorticity", "1/time"), {}});
   else
     for (int a = 0; a < 3; ++a) output_.push_back({box(std::string("fields/vorticity_") + axis_names[a], "1/time"), {}});
+  if (mac_.bodies()) output_.push_back({box("fields/body_mask", "1"), mac_.bodies()->cell_mask()});
   for (const auto& b : state_layout()) staged_state_.push_back({b, {}});
   for (auto* sets : {&output_, &staged_state_})
     for (auto& d : *sets) d.values.resize(d.box.local_values());
@@ -256,6 +326,20 @@ std::vector<solvers::Scalar> ProjectionSolver::diagnostics(double) {
   std::vector<solvers::Scalar> d = {{"kinetic_energy", mac_.kinetic_energy(), true, mac_.grid().dims == 2 ? "length^4/time^2" : "length^5/time^2"},
                                     {"divergence_residual", mac_.max_divergence(), true, "1/time"}};
   for (const auto& p : progress(0)) d.push_back(p);
+  if (mac_.bodies()) {
+    const char* names[3] = {"drag", "lift", "side"};
+    const double scale = 2 / (s_.reference_velocity * s_.reference_velocity * s_.reference_size);
+    const auto forces = mac_.bodies()->forces();
+    for (std::size_t b = 0; b < forces.size(); ++b)
+      for (int c = 0; c < mac_.grid().dims; ++c)
+        d.push_back({"body" + std::to_string(b) + "_" + names[c] + "_coefficient", scale * forces[b][c], true, "1"});
+  }
+  if (!s_.probes.empty()) {
+    const int dims = mac_.grid().dims;
+    std::array<double, 3> a{0, 0, 0}, b{0, 0, 0};
+    for (int k = 0; k < dims; ++k) a[k] = s_.probes[k], b[k] = s_.probes[dims + k];
+    d.push_back({"pressure_difference", mac_.pressure_at(a) - mac_.pressure_at(b), true, "length^2/time^2"});
+  }
   return d;
 }
 

@@ -18,6 +18,8 @@ struct ProjectionSettings {
   double courant = 0.5, fixed_dt = 0;
   bool stop_unconverged = true;  // else warn and go on
   bool taylor_green = false;     // the initial field; at rest otherwise
+  std::vector<double> probes;    // two points for the pressure difference, or none
+  double reference_velocity = 1, reference_size = 1;  // of the force coefficients (2-D: a length, 3-D: an area)
 };
 
 void declare_projection_keys(io::Schema& schema);
