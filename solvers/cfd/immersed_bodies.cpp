@@ -22,6 +22,9 @@ struct Body {
   double chord = 0;                 // naca
   double cos_alpha = 1, sin_alpha = 0;
   NacaSection section;
+  // Outside this box (a little larger than the body; unbounded along z but for a sphere in 3-D) the inside
+  // test is false without evaluating the shape: it spares most faces of a large grid the shape's arithmetic.
+  std::array<Point, 2> box;
 };
 
 double square(double x) { return x * x; }
@@ -54,6 +57,8 @@ Point naca_world(const Body& b, double xc, double yc) {
 }
 
 bool inside(const Body& b, const Point& p, int dimensions) {
+  for (int a = 0; a < dimensions; ++a)
+    if (p[a] < b.box[0][a] || p[a] > b.box[1][a]) return false;
   switch (b.shape) {
     case BodyShape::circle:
       return square(p[0] - b.centre[0]) + square(p[1] - b.centre[1]) <= square(b.radius);
@@ -78,22 +83,6 @@ const char* shape_name(BodyShape s) {
   return "body";
 }
 
-Body body_of(const BodySpec& spec) {
-  if (!(spec.size > 0))
-    throw std::invalid_argument(std::string(shape_name(spec.shape)) + ": the size (" +
-                                (spec.shape == BodyShape::naca ? "chord" : "diameter") + ") must be positive");
-  Body b{spec.shape, spec.centre};
-  if (spec.shape == BodyShape::naca) {
-    b.section = parse_naca(spec.naca_code);
-    b.chord = spec.size;
-    const double alpha = spec.angle_of_attack * pi / 180;
-    b.cos_alpha = std::cos(alpha), b.sin_alpha = std::sin(alpha);
-  } else {
-    b.radius = spec.size / 2;
-  }
-  return b;
-}
-
 // Axis-aligned bounding box of a body in x and y, and in z for a sphere (a circle or naca spans z).
 std::array<Point, 2> bounds_of(const Body& b) {
   if (b.shape != BodyShape::naca)
@@ -111,6 +100,27 @@ std::array<Point, 2> bounds_of(const Body& b) {
     }
   }
   return box;
+}
+
+Body body_of(const BodySpec& spec) {
+  if (!(spec.size > 0))
+    throw std::invalid_argument(std::string(shape_name(spec.shape)) + ": the size (" +
+                                (spec.shape == BodyShape::naca ? "chord" : "diameter") + ") must be positive");
+  Body b{spec.shape, spec.centre};
+  if (spec.shape == BodyShape::naca) {
+    b.section = parse_naca(spec.naca_code);
+    b.chord = spec.size;
+    const double alpha = spec.angle_of_attack * pi / 180;
+    b.cos_alpha = std::cos(alpha), b.sin_alpha = std::sin(alpha);
+  } else {
+    b.radius = spec.size / 2;
+  }
+  // The sampled outline of a naca body may miss its true extremes by far less than this margin.
+  const double margin = 1e-3 * spec.size;
+  b.box = bounds_of(b);
+  for (int a = 0; a < 3; ++a) b.box[0][a] -= margin, b.box[1][a] += margin;
+  if (b.shape != BodyShape::sphere) b.box[0][2] = -std::numeric_limits<double>::infinity(), b.box[1][2] = -b.box[0][2];
+  return b;
 }
 
 // Distance from `from` (outside body b) along axis `axis`, direction `step` (+-1), to b's surface, knowing the
@@ -136,7 +146,7 @@ int body_containing(const std::vector<Body>& bodies, const Point& p, int dimensi
 
 // One forced face as classification finds it.
 struct ForcedFace {
-  std::array<int, 4> face, neighbour;  // (c, k, j, i)
+  long face, neighbour;  // flat indices into the velocity field
   double weight;
 };
 
@@ -145,6 +155,11 @@ struct Grid {
   int dimensions;
   std::array<long, 3> cells, offset;
   Point spacing;
+  std::array<long, 3> extents;  // of the field along x, y, z, halos included
+  // Index of face (c; index) in a contiguous LayoutRight field (c, z, y, x).
+  long flat(int c, const std::array<long, 3>& index) const {
+    return ((c * extents[2] + index[2]) * extents[1] + index[1]) * extents[0] + index[0];
+  }
   // Position of face (c; index) with index = (i, j, k) per axis.
   Point face_position(int c, const std::array<long, 3>& index) const {
     Point x{0, 0, 0};
@@ -157,10 +172,7 @@ struct Grid {
 int classify(const std::vector<Body>& bodies, const Grid& g, int c, const std::array<long, 3>& index,
              ForcedFace& forced) {
   const Point x = g.face_position(c, index);
-  const auto as_view_index = [c](const std::array<long, 3>& ijk) {
-    return std::array<int, 4>{c, static_cast<int>(ijk[2]), static_cast<int>(ijk[1]), static_cast<int>(ijk[0])};
-  };
-  forced.face = forced.neighbour = as_view_index(index);
+  forced.face = forced.neighbour = g.flat(c, index);
   forced.weight = 0;
   const int solid = body_containing(bodies, x, g.dimensions);
   if (solid != no_body) return solid;
@@ -179,7 +191,7 @@ int classify(const std::vector<Body>& bodies, const Grid& g, int c, const std::a
       behind[a] -= step * g.spacing[a];
       std::array<long, 3> neighbour = index;
       neighbour[a] -= step;
-      forced.neighbour = as_view_index(neighbour);
+      forced.neighbour = g.flat(c, neighbour);
       forced.weight = body_containing(bodies, behind, g.dimensions) == no_body ? delta / (delta + g.spacing[a]) : 0.0;
     }
   return body;
@@ -198,34 +210,28 @@ std::vector<double> mask_of(const std::vector<Body>& bodies, const Grid& g) {
   return mask;
 }
 
-// The kernels, over the list of forced faces.
-using FaceIndices = Kokkos::View<int* [4], mesh::Layout>;
+// The kernels, over the list of forced faces; `u` is the velocity field's data, contiguous.
+using FaceIndices = Kokkos::View<long*>;
 
-void interpolate_targets(const mesh::Field& u, const FaceIndices& neighbours, const Kokkos::View<double*>& weights,
-                         const Kokkos::View<double*>& targets) {
-  Kokkos::parallel_for(
-      "ibm::targets", Kokkos::RangePolicy<>(0, targets.extent(0)), KOKKOS_LAMBDA(const long n) {
-        targets(n) = weights(n) * u(neighbours(n, 0), neighbours(n, 1), neighbours(n, 2), neighbours(n, 3));
-      });
-}
-
-// Sum of u* - target over the forced faces [begin, end).
-double forcing_sum(const mesh::Field& u, const FaceIndices& faces, const Kokkos::View<double*>& targets, long begin,
-                   long end) {
+// Over the forced faces [begin, end): each target from u*, and the sum of u* - target.
+double targets_and_force(double* u, const FaceIndices& faces, const FaceIndices& neighbours,
+                         const Kokkos::View<double*>& weights, const Kokkos::View<double*>& targets, long begin, long end) {
   double sum = 0;
   Kokkos::parallel_reduce(
-      "ibm::force", Kokkos::RangePolicy<>(begin, end),
+      "ibm::targets_and_force", Kokkos::RangePolicy<>(begin, end),
       KOKKOS_LAMBDA(const long n, double& partial) {
-        partial += u(faces(n, 0), faces(n, 1), faces(n, 2), faces(n, 3)) - targets(n);
+        const double target = weights(n) * u[neighbours(n)];
+        targets(n) = target;
+        partial += u[faces(n)] - target;
       },
       sum);
   return sum;
 }
 
-void impose_targets(const mesh::Field& u, const FaceIndices& faces, const Kokkos::View<double*>& targets) {
+void impose_targets(double* u, const FaceIndices& faces, const Kokkos::View<double*>& targets) {
   Kokkos::parallel_for(
-      "ibm::impose", Kokkos::RangePolicy<>(0, targets.extent(0)),
-      KOKKOS_LAMBDA(const long n) { u(faces(n, 0), faces(n, 1), faces(n, 2), faces(n, 3)) = targets(n); });
+      "ibm::impose", Kokkos::RangePolicy<>(0, static_cast<long>(targets.extent(0))),
+      KOKKOS_LAMBDA(const long n) { u[faces(n)] = targets(n); });
 }
 
 std::string describe(const BodySpec& b) {
@@ -279,10 +285,10 @@ ImmersedBodies::ImmersedBodies(const std::vector<BodySpec>& specs, const mesh::D
                                const std::array<double, 3>& spacing)
     : dimensions_(decomp.dimensions()), comm_(decomp.comm()), cell_volume_(1),
       body_count_(static_cast<int>(specs.size())) {
-  Grid g{dimensions_, {}, {}, spacing};
+  Grid g{dimensions_, {}, {}, spacing, {}};
   for (int a = 0; a < 3; ++a) {
     g.cells[a] = decomp.local_cells(a), g.offset[a] = decomp.offset(a);
-    field_extents_[2 - a] = decomp.local_cells(a) + 2 * decomp.halo(a);
+    g.extents[a] = field_extents_[2 - a] = decomp.local_cells(a) + 2 * decomp.halo(a);
     if (a >= dimensions_) continue;
     if (decomp.halo(a) != 1) throw std::invalid_argument("ImmersedBodies: the velocity field needs a halo of one cell");
     if (!(spacing[a] > 0)) throw std::invalid_argument("ImmersedBodies: the grid spacing must be positive");
@@ -312,8 +318,8 @@ ImmersedBodies::ImmersedBodies(const std::vector<BodySpec>& specs, const mesh::D
   long n = 0;
   for (const auto& group : groups)
     for (const auto& f : group) {
-      for (int q = 0; q < 4; ++q) faces(n, q) = f.face[q], neighbours(n, q) = f.neighbour[q];
-      weights(n++) = f.weight;
+      faces(n) = f.face, neighbours(n) = f.neighbour, weights(n) = f.weight;
+      ++n;
     }
   Kokkos::deep_copy(faces_, faces);
   Kokkos::deep_copy(neighbours_, neighbours);
@@ -324,16 +330,16 @@ ImmersedBodies::ImmersedBodies(const std::vector<BodySpec>& specs, const mesh::D
 
 void ImmersedBodies::apply(const mesh::Field& velocity, double dt) {
   if (static_cast<int>(velocity.extent(0)) < dimensions_ || static_cast<long>(velocity.extent(1)) != field_extents_[0] ||
-      static_cast<long>(velocity.extent(2)) != field_extents_[1] || static_cast<long>(velocity.extent(3)) != field_extents_[2])
-    throw std::invalid_argument("ImmersedBodies::apply: the field is not a velocity field of this decomposition");
-  if (targets_.extent(0) == 0) return;
-  interpolate_targets(velocity, neighbours_, weights_, targets_);
+      static_cast<long>(velocity.extent(2)) != field_extents_[1] ||
+      static_cast<long>(velocity.extent(3)) != field_extents_[2] || !velocity.span_is_contiguous())
+    throw std::invalid_argument("ImmersedBodies::apply: the field is not a (contiguous) velocity field of this decomposition");
+  double* const u = velocity.data();
   const double scale = cell_volume_ / dt;
   for (std::size_t group = 0; group < local_forces_.size(); ++group) {
     const long begin = group_begin_[group], end = group_begin_[group + 1];
-    local_forces_[group] = end > begin ? scale * forcing_sum(velocity, faces_, targets_, begin, end) : 0.0;
+    local_forces_[group] = end > begin ? scale * targets_and_force(u, faces_, neighbours_, weights_, targets_, begin, end) : 0.0;
   }
-  impose_targets(velocity, faces_, targets_);
+  if (targets_.extent(0) > 0) impose_targets(u, faces_, targets_);
 }
 
 std::vector<std::array<double, 3>> ImmersedBodies::forces() const {

@@ -75,11 +75,12 @@ class ImmersedBodies {
 
   // Direct forcing of the predicted velocity u* (halos filled), in place, then records per body the force the
   // fluid exerts on it over this call: sum over its solid and forcing faces of (u* - u_target) / dt * cell
-  // volume (density 1), per component. Two kernels over the list of forced faces (targets from u*, then
-  // overwrite), so the result does not depend on order; the force sums are Kokkos parallel_reduce, one per
-  // body and component over its contiguous part of the list: bitwise reproducible on a given backend and rank
-  // count. Local: no communication (forces() does it). Allocates nothing. Throws std::invalid_argument if
-  // `velocity` is not shaped like a velocity field of this decomposition.
+  // volume (density 1), per component. Two passes over the list of forced faces: per body and component one
+  // Kokkos parallel_reduce over its contiguous part of the list computes the targets from u* into a view of
+  // their own and sums u* - target (no atomics: bitwise reproducible on a given backend and rank count), then
+  // one kernel writes the targets; no face is overwritten before every target is known, so the order does not
+  // matter. Local: no communication (forces() does it). Allocates nothing. Throws std::invalid_argument unless
+  // `velocity` is a contiguous field shaped like mesh::make_field's for this decomposition, >= dims components.
   void apply(const mesh::Field& velocity, double dt);
 
   // Per body, the force from the last apply() (zero before one), summed over all ranks: collective. Three
@@ -90,7 +91,7 @@ class ImmersedBodies {
   const std::vector<double>& cell_mask() const { return cell_mask_; }
 
  private:
-  using FaceIndices = Kokkos::View<int* [4], mesh::Layout>;  // (c, k, j, i) per forced face
+  using FaceIndices = Kokkos::View<long*>;  // flat indices into a contiguous velocity field
   using Values = Kokkos::View<double*>;
 
   int dimensions_;
