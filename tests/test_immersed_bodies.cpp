@@ -372,11 +372,12 @@ TEST(ImmersedBodies, NoBodiesLeaveTheFieldAlone) {
   EXPECT_EQ(sum_of(bodies.cell_mask()), 0.0);
 }
 
-TEST(ImmersedBodies, ApplyRefusesAFieldOfAnotherShape) {
+TEST(ImmersedBodies, ApplyRefusesAFieldOfAnotherShapeOrANonPositiveStep) {
   const mesh::Decomposition d(MPI_COMM_WORLD, grid(2, {16, 16, 1})), other(MPI_COMM_WORLD, grid(2, {16, 20, 1}));
   cfd::ImmersedBodies bodies({circle(0.5, 0.5, 0.4)}, d, {1.0 / 16, 1.0 / 16, 1});
   EXPECT_THROW(bodies.apply(mesh::make_field(other, 2, "test::other"), 0.1), std::invalid_argument);
   EXPECT_THROW(bodies.apply(mesh::make_field(d, 1, "test::one_component"), 0.1), std::invalid_argument);
+  EXPECT_THROW(bodies.apply(mesh::make_field(d, 2, "test::velocity"), 0.0), std::invalid_argument);
 }
 
 TEST(ImmersedBodies, OutsideDomainNamesTheBoundCrossed) {

@@ -333,6 +333,7 @@ void ImmersedBodies::apply(const mesh::Field& velocity, double dt) {
       static_cast<long>(velocity.extent(2)) != field_extents_[1] ||
       static_cast<long>(velocity.extent(3)) != field_extents_[2] || !velocity.span_is_contiguous())
     throw std::invalid_argument("ImmersedBodies::apply: the field is not a (contiguous) velocity field of this decomposition");
+  if (!(dt > 0)) throw std::invalid_argument("ImmersedBodies::apply: the time step must be positive");
   double* const u = velocity.data();
   const double scale = cell_volume_ / dt;
   for (std::size_t group = 0; group < local_forces_.size(); ++group) {

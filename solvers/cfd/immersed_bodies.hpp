@@ -80,7 +80,8 @@ class ImmersedBodies {
   // their own and sums u* - target (no atomics: bitwise reproducible on a given backend and rank count), then
   // one kernel writes the targets; no face is overwritten before every target is known, so the order does not
   // matter. Local: no communication (forces() does it). Allocates nothing. Throws std::invalid_argument unless
-  // `velocity` is a contiguous field shaped like mesh::make_field's for this decomposition, >= dims components.
+  // dt > 0 and `velocity` is a contiguous field shaped like mesh::make_field's for this decomposition, with at
+  // least `dimensions` components.
   void apply(const mesh::Field& velocity, double dt);
 
   // Per body, the force from the last apply() (zero before one), summed over all ranks: collective. Three
