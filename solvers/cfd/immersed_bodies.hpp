@@ -1,0 +1,112 @@
+#pragma once
+// Stationary rigid bodies in the MAC grid by second-order direct forcing (Fadlun, Verzicco, Orlandi &
+// Mohd-Yusof 2000, J. Comput. Phys. 161): after the prediction step, every velocity face inside a body is set
+// to zero and every fluid face next to one is set to the linear interpolation between the surface (velocity
+// zero) and the next fluid face along one grid line, so the no-slip condition holds at the true surface to
+// second order rather than at the nearest face (first order, a staircase).
+//
+// Face classes, found once on the host when the object is made (the bodies do not move):
+//   solid    the face lies inside a body (a point on the surface counts as inside);
+//   forcing  a fluid face f with a solid neighbour f + s e_a along some axis a (s = +-1);
+//   fluid    the rest, untouched.
+// For a forcing face, delta is the distance from f to the surface along the grid line towards f + s e_a
+// (bisection on the body's inside test, to about 1e-15 h_a), and the line with the smallest delta / h_a is
+// used (the first in the order x-, x+, y-, y+, z-, z+ on a tie). The target is u(f - s e_a) delta / (delta + h_a),
+// exact for a field linear along that line that vanishes on the surface; zero if f - s e_a is itself solid (a
+// body thinner than two faces there). A face belongs to the body that contains it (the first in the list if
+// bodies overlap), or for a forcing face to the body whose surface the chosen line crosses.
+//
+// Shapes: circle (2-D: a disc in x-y; 3-D: a cylinder along z through the whole domain), sphere (3-D; in 2-D
+// its x-y cross-section, a disc), naca (a NACA 4-digit section in x-y, extruded along z in 3-D). The NACA
+// thickness is the classic open-trailing-edge form (-0.1015 x^4, trailing edge 0.126 % of the chord thick),
+// applied vertically to the camber line (|y - y_c(x)| <= y_t(x), not normal to it): exact for symmetric
+// sections, a small distortion of cambered ones, fine for demonstrations.
+//
+// Velocity layout: component c (0: u, 1: v, 2: w) of a mesh::Field at the lower face along axis c of the cell
+// of the same index (c, k, j, i), a halo of H >= 1 cells on every axis of the grid's dimensions; face
+// (c; k, j, i) sits at x_a = (offset(a) + index_a - H + (a == c ? 0 : 0.5)) h_a, the domain starting at 0.
+//
+// Forcing faces read their neighbour f - s e_a, which may be a halo face: apply() needs the halos filled. Keep
+// bodies at least one cell from a wall (outside_domain checks only that they lie in the box).
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "mesh/decomposition.hpp"
+#include "mesh/field.hpp"
+
+namespace meridian::cfd {
+
+enum class BodyShape { circle, sphere, naca };
+
+struct BodySpec {
+  BodyShape shape = BodyShape::circle;
+  std::array<double, 3> centre{0, 0, 0};  // circle, sphere: the centre; naca: the quarter-chord point
+  double size = 0;                         // circle, sphere: the diameter; naca: the chord (length units)
+  std::string naca_code = "0012";          // 4 digits, naca only
+  double angle_of_attack = 0;              // degrees, naca only: nose up for a flow along +x, about the quarter chord
+};
+
+// A NACA 4-digit code "MPTT" as fractions of the chord: camber m = M/100 at p = P/10, thickness t = TT/100.
+struct NacaSection {
+  double camber = 0, camber_position = 0, thickness = 0;
+};
+// Throws std::invalid_argument, saying why, unless `code` is four digits with a non-zero thickness and, where
+// the camber is non-zero, a camber position of 1 to 9 tenths.
+NacaSection parse_naca(const std::string& code);
+
+// Empty if the body lies inside the box [0, extent] on every axis of `dimensions` (a circle in 3-D spans z, so
+// only x and y are checked for it; a sphere in 2-D only in x and y) and has a positive size; else a message
+// saying which bound it crosses (every one it crosses, "; " between them), for a deck error. A naca body's
+// extent comes from its outline sampled at 2001 points. Throws std::invalid_argument for a bad NACA code.
+std::string outside_domain(const BodySpec& body, const std::array<double, 3>& extent, int dimensions);
+
+class ImmersedBodies {
+ public:
+  // Classifies every owned face of every velocity component (host code, then copied to device views); throws
+  // std::invalid_argument for a bad NACA code, a non-positive size or spacing, or no halo. The
+  // decomposition must outlive this object (forces() reduces over its communicator).
+  ImmersedBodies(const std::vector<BodySpec>& bodies, const mesh::Decomposition& decomp,
+                 const std::array<double, 3>& spacing);
+  bool empty() const { return body_count_ == 0; }
+
+  // Direct forcing of the predicted velocity u* (halos filled), in place, then records per body the force the
+  // fluid exerts on it over this call: sum over its solid and forcing faces of (u* - u_target) / dt * cell
+  // volume (density 1), per component. Two passes over the list of forced faces: per body and component one
+  // Kokkos parallel_reduce over its contiguous part of the list computes the targets from u* into a view of
+  // their own and sums u* - target (no atomics: bitwise reproducible on a given backend and rank count), then
+  // one kernel writes the targets; no face is overwritten before every target is known, so the order does not
+  // matter. Local: no communication (forces() does it). Allocates nothing. Throws std::invalid_argument unless
+  // dt > 0 and `velocity` is a contiguous field shaped like mesh::make_field's for this decomposition, with at
+  // least `dimensions` components.
+  void apply(const mesh::Field& velocity, double dt);
+
+  // Per body, the force from the last apply() (zero before one), summed over all ranks: collective. Three
+  // components (z = 0 in 2-D). Equal across rank counts to round-off (the sums' order changes).
+  std::vector<std::array<double, 3>> forces() const;
+
+  // Owned cells in C order (z, y, x; x fastest): 1 where the cell centre is inside any body, else 0.
+  const std::vector<double>& cell_mask() const { return cell_mask_; }
+
+ private:
+  using FaceIndices = Kokkos::View<long*>;  // flat indices into a contiguous velocity field
+  using Values = Kokkos::View<double*>;
+
+  int dimensions_;
+  MPI_Comm comm_;
+  std::array<long, 3> field_extents_;  // (z, y, x) extents with halos, as mesh::make_field
+  double cell_volume_;
+  int body_count_;
+  // The forced faces (solid and forcing), grouped by body, then component: group b * 3 + c is
+  // [group_begin_[b * 3 + c], group_begin_[b * 3 + c + 1]).
+  FaceIndices faces_, neighbours_;  // a face, and the face its target is interpolated from
+  Values weights_, targets_;        // target = weight * u*(neighbour); 0 for solid faces
+  std::vector<long> group_begin_;
+  std::vector<double> local_forces_;  // body * 3 + component
+  std::vector<double> cell_mask_;
+};
+
+}  // namespace meridian::cfd
