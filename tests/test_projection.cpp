@@ -108,7 +108,9 @@ void expect_poiseuille_second_order(cfd::ViscousScheme scheme, double dt_factor)
     const double dt = dt_factor * s.spacing(0) * s.spacing(0) / nu;
     for (double t = 0; t < 2; t += dt) {
       s.step(t, dt);
-      if (scheme == cfd::ViscousScheme::crank_nicolson) ASSERT_TRUE(s.last_viscous_solve().converged);
+      if (scheme == cfd::ViscousScheme::crank_nicolson) {
+        ASSERT_TRUE(s.last_viscous_solve().converged);
+      }
     }
     errors[g] = u_error(s, [&](double, double y) { return force / (2 * nu) * y * (1 - y); });
   }

@@ -15,13 +15,17 @@ namespace meridian::cfd {
 class CrankNicolson {
  public:
   CrankNicolson(const mesh::Decomposition& decomp, MacBoundaries& boundaries);
-  // Overwrites `increment` (b on entry, zero on the faces the boundaries set) with d.
+  // Overwrites `increment` (b on entry, zero on the faces the boundaries set) with d. Faces marked 0 in
+  // free_faces() keep the value `increment` brings (an immersed body's forced faces: Dirichlet values the
+  // free faces next to them see, as the no-slip wall in the implicit viscous step).
   sparse::SolveResult solve(const mesh::Field& increment, double alpha, const sparse::SolverSettings& settings);
+  // 1 on the faces the solve determines, 0 where it keeps the given value; 1 everywhere until marked.
+  const mesh::Field& free_faces() const { return free_; }
 
  private:
   const mesh::Decomposition& decomp_;
   MacBoundaries& boundaries_;
-  mesh::Field x_, r_, p_, q_;
+  mesh::Field x_, r_, p_, q_, free_;
 };
 
 }  // namespace meridian::cfd

@@ -229,6 +229,15 @@ double targets_and_force(double* u, const FaceIndices& faces, const FaceIndices&
   return sum;
 }
 
+// Over the forced faces [begin, end): the sum of target - u, u the projected velocity.
+double projection_change(double* u, const FaceIndices& faces, const Kokkos::View<double*>& targets, long begin, long end) {
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "ibm::projection_force", Kokkos::RangePolicy<>(begin, end),
+      KOKKOS_LAMBDA(const long n, double& partial) { partial += targets(n) - u[faces(n)]; }, sum);
+  return sum;
+}
+
 void impose_targets(double* u, const FaceIndices& faces, const Kokkos::View<double*>& targets) {
   Kokkos::parallel_for(
       "ibm::impose", Kokkos::RangePolicy<>(0, static_cast<long>(targets.extent(0))),
@@ -343,6 +352,22 @@ void ImmersedBodies::apply(const mesh::Field& velocity, double dt) {
     local_forces_[group] = end > begin ? scale * targets_and_force(u, faces_, neighbours_, weights_, targets_, begin, end) : 0.0;
   }
   if (targets_.extent(0) > 0) impose_targets(u, faces_, targets_);
+}
+
+void ImmersedBodies::mark(const mesh::Field& field, double value) const {
+  double* const u = field.data();
+  const FaceIndices faces = faces_;
+  Kokkos::parallel_for(
+      "ibm::mark", Kokkos::RangePolicy<>(0, static_cast<long>(faces.extent(0))), KOKKOS_LAMBDA(const long n) { u[faces(n)] = value; });
+}
+
+void ImmersedBodies::account_projection(const mesh::Field& velocity, double dt) {
+  double* const u = velocity.data();
+  const double scale = cell_volume_ / dt;
+  for (std::size_t group = 0; group < local_forces_.size(); ++group) {
+    const long begin = group_begin_[group], end = group_begin_[group + 1];
+    if (end > begin) local_forces_[group] += scale * projection_change(u, faces_, targets_, begin, end);
+  }
 }
 
 std::vector<std::array<double, 3>> ImmersedBodies::forces() const {

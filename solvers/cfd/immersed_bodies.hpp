@@ -84,6 +84,16 @@ class ImmersedBodies {
   // least `dimensions` components.
   void apply(const mesh::Field& velocity, double dt);
 
+  // After the projection, which moves the forced faces off their targets by -dt grad(phi): adds that change's
+  // reaction, sum of (target - u) / dt * cell volume, to the force of the last apply(). The force of a step is
+  // then the whole of what the body did to its faces, (u* - u^{n+1}) / dt, and no longer carries the last
+  // step's correction scaled by the ratio of the two steps (a 40% jump in a cylinder's drag where the driver
+  // shortened the last step to land on an output time).
+  void account_projection(const mesh::Field& velocity, double dt);
+
+  // Sets every forced face (solid or forcing) of a field shaped like the velocity to `value`.
+  void mark(const mesh::Field& field, double value) const;
+
   // Per body, the force from the last apply() (zero before one), summed over all ranks: collective. Three
   // components (z = 0 in 2-D). Equal across rank counts to round-off (the sums' order changes).
   std::vector<std::array<double, 3>> forces() const;

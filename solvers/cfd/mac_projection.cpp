@@ -44,6 +44,15 @@ void predict(const mesh::Field& d, const mesh::Field& n, const mesh::Field& n_ol
       });
 }
 
+// out = a - b on the faces the momentum equation sets, 0 on those the boundaries set (as predict leaves them).
+void difference(const mesh::Field& a, const mesh::Field& b, const mesh::Field& out, const MacGrid g) {
+  Kokkos::parallel_for(
+      "mac::difference", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        const int x[3] = {i, j, k};
+        for (int c = 0; c < g.dims; ++c) out(c, k, j, i) = g.fixed(c, x) ? 0.0 : a(c, k, j, i) - b(c, k, j, i);
+      });
+}
+
 void add(const mesh::Field& u, const mesh::Field& d, const MacGrid g) {
   Kokkos::parallel_for(
       "mac::add_increment", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
@@ -79,6 +88,16 @@ void correct(const mesh::Field& u, const mesh::Field& p, const mesh::Field& phi,
           if (!g.fixed(c, x)) u(c, k, j, i) -= dt * (phi(0, k, j, i) - at(phi, 0, x, c, -1)) / g.h[c];
         p(0, k, j, i) += phi(0, k, j, i);
       });
+}
+
+// Inside a body the projection leaves its increment phi undetermined (every face there is forced, so no
+// flux constrains it): without this the increments would pile up in the pressure there step after step,
+// and the forced faces next to the surface would carry phi's arbitrary jumps into the next step's force.
+// The force on the body, a sum of pressure differences along each grid line through it, telescopes to
+// the fluid values and does not depend on the pressure inside.
+void clear_inside(const mesh::Field& p, const mesh::Field& fluid, const MacGrid g) {
+  Kokkos::parallel_for(
+      "mac::clear_inside_bodies", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) { p(0, k, j, i) *= fluid(0, k, j, i); });
 }
 
 // max over faces of sum |u_a| / h_a: the advective rate a Courant number limits.
@@ -148,6 +167,19 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
   if (!settings.bodies.empty()) {
     const MacGrid& g = boundaries_.grid();
     bodies_ = std::make_unique<ImmersedBodies>(settings.bodies, decomp_, std::array<double, 3>{g.h[0], g.h[1], g.h[2]});
+    fluid_ = mesh::make_field(decomp_, 1, "mac::fluid");
+    auto fluid = Kokkos::create_mirror_view(fluid_);
+    const auto& mask = bodies_->cell_mask();
+    std::size_t n = 0;
+    for (int k = g.lo[2]; k < g.lo[2] + g.n[2]; ++k)
+      for (int j = g.lo[1]; j < g.lo[1] + g.n[1]; ++j)
+        for (int i = g.lo[0]; i < g.lo[0] + g.n[0]; ++i) fluid(0, k, j, i) = 1 - mask[n++];
+    Kokkos::deep_copy(fluid_, fluid);
+    scalar_exchange_.exchange(fluid_);
+  }
+  if (bodies_ && crank_nicolson_) {
+    start_ = mesh::make_field(decomp_, grid.dimensions, "mac::start");
+    bodies_->mark(crank_nicolson_->free_faces(), 0.0);
   }
   problem_ = poisson_problem(boundaries_.grid(), settings);
   poisson_ = std::make_unique<sparse::PoissonOperator>(decomp_, problem_);
@@ -219,11 +251,12 @@ void MacProjection::step(double time, double dt) {
   boundaries_.outflow_before_predictor(velocity_, dt);
   const double a = first_step_ ? 1.0 : 1.5, b = first_step_ ? 0.0 : -0.5;
   predict(increment_, tendency_, previous_tendency_, viscous_, pressure_, g, dt, a, b, cn);
+  if (cn && bodies_) force_explicit_prediction(time, dt);
   if (cn) last_viscous_solve_ = crank_nicolson_->solve(increment_, 0.5 * settings_.viscosity * dt, settings_.poisson);
   add(velocity_, increment_, g);
   boundaries_.outflow_after_predictor(velocity_);
   boundaries_.fill(velocity_, Fill::predicted, time + dt);
-  if (bodies_) {
+  if (bodies_ && !cn) {
     bodies_->apply(velocity_, dt);
     boundaries_.fill(velocity_, Fill::predicted, time + dt);
   }
@@ -231,8 +264,10 @@ void MacProjection::step(double time, double dt) {
   Kokkos::deep_copy(phi_, 0.0);
   last_solve_ = cg_->solve(rhs_, phi_, settings_.poisson);
   to_field(phi_, correction_, g);
+  if (bodies_) clear_inside(correction_, fluid_, g);
   scalar_exchange_.exchange(correction_);
   correct(velocity_, pressure_, correction_, g, dt);
+  if (bodies_) bodies_->account_projection(velocity_, dt);
   boundaries_.fill(velocity_, Fill::state, time + dt);
   scalar_exchange_.exchange(pressure_);
   std::swap(tendency_, previous_tendency_);
@@ -254,24 +289,42 @@ double MacProjection::pressure_at(const std::array<double, 3>& point) const {
     corner[a] = static_cast<int>(below - g.offset[a]) + g.lo[a];
     mine = mine && below >= g.offset[a] && below < g.offset[a] + g.n[a];
   }
-  double local = 0;
+  double sums[2] = {0, 0};  // of w p and of w, over the fluid vertices
   if (mine) {
-    const mesh::Field p = pressure_;
-    Kokkos::parallel_reduce(
-        "mac::pressure_probe", Kokkos::RangePolicy<>(0, 1 << g.dims),
-        KOKKOS_LAMBDA(const int vertex, double& sum) {
-          int x[3] = {corner[0], corner[1], corner[2]};
-          double w = 1;
-          for (int a = 0; a < g.dims; ++a) {
-            const int up = (vertex >> a) & 1;
-            x[a] += up;
-            w *= up ? weight[a] : 1 - weight[a];
-          }
-          sum += w * p(0, x[2], x[1], x[0]);
-        },
-        local);
+    const bool bodies = static_cast<bool>(bodies_);
+    const mesh::Field p = pressure_, fluid = fluid_;
+    for (int part = 0; part < 2; ++part)
+      Kokkos::parallel_reduce(
+          "mac::pressure_probe", Kokkos::RangePolicy<>(0, 1 << g.dims),
+          KOKKOS_LAMBDA(const int vertex, double& sum) {
+            int x[3] = {corner[0], corner[1], corner[2]};
+            double w = 1;
+            for (int a = 0; a < g.dims; ++a) {
+              const int up = (vertex >> a) & 1;
+              x[a] += up;
+              w *= up ? weight[a] : 1 - weight[a];
+            }
+            if (bodies) w *= fluid(0, x[2], x[1], x[0]);
+            sum += part == 0 ? w * p(0, x[2], x[1], x[0]) : w;
+          },
+          sums[part]);
   }
-  return mesh::global_sum(local, decomp_.comm());
+  const double pw = mesh::global_sum(sums[0], decomp_.comm()), w = mesh::global_sum(sums[1], decomp_.comm());
+  return w > 0 ? pw / w : 0.0;
+}
+
+// With Crank-Nicolson the bodies force the explicit prediction u^n + b, and their faces' increments become
+// the implicit solve's Dirichlet values: forcing after the solve would let the solve first spread the
+// pressure jump across each body's surface into the fluid faces next to it (by alpha L), making the
+// force depend on dt.
+void MacProjection::force_explicit_prediction(double time, double dt) {
+  const MacGrid g = boundaries_.grid();
+  Kokkos::deep_copy(start_, velocity_);
+  add(velocity_, increment_, g);
+  boundaries_.fill(velocity_, Fill::predicted, time + dt);
+  bodies_->apply(velocity_, dt);
+  difference(velocity_, start_, increment_, g);
+  Kokkos::deep_copy(velocity_, start_);
 }
 
 double MacProjection::max_divergence() const { return max_abs_divergence(velocity_, boundaries_.grid(), decomp_.comm()); }

@@ -71,11 +71,14 @@ class MacProjection {
   const MacGrid& grid() const { return boundaries_.grid(); }
   // The immersed bodies; null when there are none.
   const ImmersedBodies* bodies() const { return bodies_.get(); }
-  // The pressure at a point, interpolated (bi- or trilinearly) between cell centres (collective).
+  // The pressure at a point, interpolated (bi- or trilinearly) between the cell centres around it that lie
+  // in the fluid (collective): a point on a body's surface takes its value from the fluid side.
   double pressure_at(const std::array<double, 3>& point) const;
   double spacing(int axis) const { return boundaries_.grid().h[axis]; }
 
  private:
+  void force_explicit_prediction(double time, double dt);
+
   MacSettings settings_;
   mesh::Decomposition decomp_;
   MacBoundaries boundaries_;
@@ -83,6 +86,8 @@ class MacProjection {
   mesh::Field velocity_, tendency_, previous_tendency_, viscous_, increment_, pressure_, correction_;
   std::unique_ptr<CrankNicolson> crank_nicolson_;
   std::unique_ptr<ImmersedBodies> bodies_;
+  mesh::Field start_;  // u^n, while the bodies force the explicit prediction (Crank-Nicolson)
+  mesh::Field fluid_;  // 1 at the centres of cells in the fluid, 0 inside a body; with halos
   sparse::PoissonProblem problem_;
   std::unique_ptr<sparse::PoissonOperator> poisson_;
   std::unique_ptr<sparse::ConjugateGradient> cg_;

@@ -5,7 +5,7 @@
 # Crank-Nicolson viscosity), both solves to 1e-13.
 source "$(dirname "$0")/common.sh"
 deck="$SOURCE_DIR/configs/cfd/schaefer_turek_2d2.toml"
-settings=(--set mesh.nx=88 --set mesh.ny=16 --set run.end_time=0.4 --set run.output_interval=0.2
-          --set run.progress_every=1000 --set run.diagnostics_every=5 --set run.checkpoint_every_minutes=0
-          --set projection.poisson_tolerance=1e-13 --set projection.inflow_ramp_time=0.2)
+settings=(--set mesh.nx=88 --set mesh.ny=16 --set run.end_time=0.12 --set run.output_interval=0.06
+          --set run.progress_every=1000 --set run.diagnostics_every=2 --set run.checkpoint_every_minutes=0
+          --set projection.poisson_tolerance=1e-13 --set projection.inflow_ramp_time=0.06)
 check_restarts "$deck" --round-off "${settings[@]}"
