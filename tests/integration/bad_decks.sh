@@ -43,6 +43,23 @@ expect_rejected inflow_on_periodic_face "projection.faces" "$projection
 boundary_y = \"open\"
 [projection]
 faces = [\"inflow\", \"outflow\", \"wall\", \"wall\"]"
+expect_rejected body_outside_domain "bodies.centres" "$projection
+[mesh]
+boundary_x = \"open\"
+boundary_y = \"open\"
+[bodies]
+shapes = [\"circle\"]
+centres = [0.95, 0.5]
+sizes = [0.2]"
+expect_rejected bad_naca_code "bodies.naca_code" "$projection
+[mesh]
+boundary_x = \"open\"
+boundary_y = \"open\"
+[bodies]
+shapes = [\"naca\"]
+centres = [0.5, 0.5]
+sizes = [0.5]
+naca_code = \"12\""
 expect_rejected multigrid_cannot_coarsen "multigrid: the grid 65 x 65" "$projection
 [mesh]
 nx = 65
