@@ -119,7 +119,9 @@ def main():
         u, v = f["fields/u"][...], f["fields/v"][...]
         time = float(f.attrs["time"])
     projection = deck["projection"]
-    length, nu, walls = projection["length"], projection["viscosity"], projection["wall_velocity"]
+    # The square's side is the x extent of projection.domain; an empty wall_velocity means every wall at rest.
+    length, nu = projection["domain"][0], projection["viscosity"]
+    walls = projection["wall_velocity"] or [0.0, 0.0, 0.0, 0.0]
     speed = lid_speed(walls)
     if speed == 0:
         raise SystemExit(f"{path}: every wall is at rest (projection.wall_velocity), so this is no lid-driven cavity")

@@ -278,8 +278,8 @@ void MacProjection::step(double time, double dt) {
 // upper neighbours are in its halo); the others add zero.
 double MacProjection::pressure_at(const std::array<double, 3>& point) const {
   const MacGrid g = boundaries_.grid();
-  int corner[3] = {0, 0, 0};
-  double weight[3] = {0, 0, 0};
+  Kokkos::Array<int, 3> corner{0, 0, 0};  // captured by value into the kernel on every backend
+  Kokkos::Array<double, 3> weight{0, 0, 0};
   bool mine = true;
   for (int a = 0; a < g.dims; ++a) {
     const long cells = decomp_.global_cells(a);
