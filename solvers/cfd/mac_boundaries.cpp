@@ -127,6 +127,22 @@ void outflow_rule(const mesh::Field& u, const MacGrid g, int axis, int side, dou
       });
 }
 
+// This rank's sum of the normal velocity over a domain face it holds.
+double normal_velocity_sum(const mesh::Field& u, const MacGrid g, int axis, int side) {
+  const PlaneAxes p(axis);
+  const int b1 = p.b1, b2 = p.b2, face = side == 0 ? g.lo[axis] : g.lo[axis] + g.n[axis];
+  double local = 0;
+  Kokkos::parallel_reduce(
+      "mac::outflow_mean", p.owned(g),
+      KOKKOS_LAMBDA(const int q2, const int q1, double& sum) {
+        int x[3];
+        x[b1] = q1, x[b2] = q2, x[axis] = face;
+        sum += at(u, axis, x);
+      },
+      local);
+  return local;
+}
+
 }  // namespace
 
 MacBoundaries::MacBoundaries(const mesh::Decomposition& decomp, const MacGrid& grid, const BoundarySettings& settings)
@@ -172,20 +188,7 @@ void MacBoundaries::fill(const mesh::Field& velocity, Fill mode, double time) {
 }
 
 double MacBoundaries::mean_normal_velocity(const mesh::Field& velocity, int axis, int side) const {
-  double local = 0;
-  if (grid_.face[axis][side] >= 0) {
-    const PlaneAxes p(axis);
-    const int b1 = p.b1, b2 = p.b2, face = side == 0 ? grid_.lo[axis] : grid_.lo[axis] + grid_.n[axis];
-    const mesh::Field u = velocity;
-    Kokkos::parallel_reduce(
-        "mac::outflow_mean", p.owned(grid_),
-        KOKKOS_LAMBDA(const int q2, const int q1, double& sum) {
-          int x[3];
-          x[b1] = q1, x[b2] = q2, x[axis] = face;
-          sum += at(u, axis, x);
-        },
-        local);
-  }
+  const double local = grid_.face[axis][side] >= 0 ? normal_velocity_sum(velocity, grid_, axis, side) : 0.0;
   double cells = 1;
   for (int b = 0; b < grid_.dims; ++b)
     if (b != axis) cells *= static_cast<double>(decomp_.global_cells(b));
