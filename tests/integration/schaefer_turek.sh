@@ -4,7 +4,8 @@
 # changing by less than 1e-4 of itself over the last time unit). Finer grids: scripts/validation/schaefer_turek.py.
 source "$(dirname "$0")/common.sh"
 deck="$SOURCE_DIR/configs/cfd/schaefer_turek_2d1.toml"
-meridian_on 2 run "$deck" --set run.progress_every=10000 --set run.checkpoint_every_minutes=0 --output "$work/run" > "$work/run.log"
+meridian_on 2 run "$deck" --set run.end_time=8 --set run.output_interval=4 --set run.progress_every=10000 \
+  --set run.checkpoint_every_minutes=0 --output "$work/run" > "$work/run.log"
 "$MERIDIAN_PYTHON" - "$work/run/diagnostics.h5" <<'PY' || fail "Schaefer-Turek 2D-1 coefficients out of bounds"
 import sys, h5py, numpy
 with h5py.File(sys.argv[1]) as f:
