@@ -118,6 +118,12 @@ Settings settings_of(const io::Deck& deck) {
   }
   if (s.grid.cells[0] < halo_width || s.grid.cells[1] < halo_width)
     deck.fail("mesh", s.grid.cells[0] < halo_width ? "nx" : "ny", "the atmosphere needs at least 2 cells along each axis");
+  const double coldest = s.profile.surface_theta + coldest_perturbation(s.initial);
+  if (coldest <= 0) {
+    std::ostringstream m;
+    m << "the initial state has a negative absolute temperature: theta reaches " << coldest << " K";
+    deck.fail("atmosphere", "surface_theta", m.str());
+  }
   // The halos above the lid hold background values too, so the profile must reach beyond it.
   const double dz = s.height / static_cast<double>(s.grid.cells[1]);
   const double top = s.height + (halo_width + 1) * dz, supported = s.profile.top_supported();
@@ -126,12 +132,6 @@ Settings settings_of(const io::Deck& deck) {
     m << "the background cannot support a domain this high: its Exner pressure reaches zero at " << supported
       << " m, below the lid and its halo at " << top << " m (lower the height, or raise surface_theta)";
     deck.fail("atmosphere", "height", m.str());
-  }
-  const double coldest = s.profile.surface_theta + coldest_perturbation(s.initial);
-  if (coldest <= 0) {
-    std::ostringstream m;
-    m << "the initial state has a negative absolute temperature: theta reaches " << coldest << " K";
-    deck.fail("atmosphere", "surface_theta", m.str());
   }
   return s;
 }
@@ -318,6 +318,15 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
   for (long k = 0; k <= nz; ++k) faces_host(k) = background.faces[k + h];
   Kokkos::deep_copy(cells_, cells_host);
   Kokkos::deep_copy(faces_, faces_host);
+  // The background's mass and energy, summed over the whole column in one order on every rank, so the
+  // totals' large part has the same bits on any decomposition.
+  const DiscreteBackground column = discretise(s_.profile, spacing_[1], 0, decomp_.global_cells(1));
+  const double row = s_.width * spacing_[1];
+  for (long k = 0; k < decomp_.global_cells(1); ++k) {
+    const BackgroundPoint& c = column.cells[k];
+    background_mass_ += c.rho * row;
+    background_energy_ += (cv / rd * c.pressure + gravity * (k + 0.5) * spacing_[1] * c.rho) * row;
+  }
   q_ = mesh::make_field(decomp_, components, "atmosphere::state");
   stage_ = mesh::make_field(decomp_, components, "atmosphere::stage");
   flux_ = Flux("atmosphere::flux", components, nz + 1, decomp_.local_cells(0) + 1);
@@ -471,18 +480,19 @@ namespace {
 // What the diagnostics sum or bound over this rank's cells, each from one cell's state.
 enum class CellQuantity { mass, energy, abs_w, theta_perturbation };
 
-// A cell's mass and total energy (kinetic, internal, potential) per metre along y, |w| or theta'.
+// A cell's mass and total energy (kinetic, internal, potential) per metre along y less the
+// background's, |w| or theta'. The energy perturbation rho (u^2 + w^2) / 2 + cv p' / rd + g z rho' has
+// no cancellation (rho cv T = cv p / rd), so its sums round like the perturbation, not like the total.
 KOKKOS_INLINE_FUNCTION double cell_quantity(CellQuantity what, const double state[components],
                                             const BackgroundPoint& cell, double z, double area) {
   const double rho = state[density] + cell.rho;
-  if (what == CellQuantity::mass) return rho * area;
+  if (what == CellQuantity::mass) return state[density] * area;
   if (what == CellQuantity::abs_w) return km::fabs(state[momentum_z] / rho);
   if (what == CellQuantity::theta_perturbation)
     return (state[rho_theta] + cell.rho_theta) / rho - cell.rho_theta / cell.rho;
   const double u = state[momentum_x] / rho, w = state[momentum_z] / rho;
-  const double p = cell.pressure + pressure_perturbation(state[rho_theta], cell.rho_theta, cell.pressure);
-  const double temperature = p / (rho * rd);
-  return rho * (0.5 * (u * u + w * w) + cv * temperature + gravity * z) * area;
+  const double p = pressure_perturbation(state[rho_theta], cell.rho_theta, cell.pressure);
+  return (0.5 * rho * (u * u + w * w) + cv / rd * p + gravity * z * state[density]) * area;
 }
 
 // The sum, max or min over this rank's cells of one quantity (Kokkos 3.4 takes one reducer a launch).
@@ -517,8 +527,8 @@ std::vector<solvers::Scalar> AtmosphereSolver::diagnostics(double) {
                       reduce_cells<Max>(CellQuantity::theta_perturbation, b, q_, cells_, dx, dz, z0)};
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, decomp_.comm());
   MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, decomp_.comm());
-  return {{"total_mass", sums[0], true, "kg/m"},
-          {"total_energy", sums[1], true, "J/m"},
+  return {{"total_mass", background_mass_ + sums[0], true, "kg/m"},
+          {"total_energy", background_energy_ + sums[1], true, "J/m"},
           {"max_abs_w", maxima[0], true, "m/s"},
           {"min_theta_perturbation", -maxima[1], true, "K"},
           {"max_theta_perturbation", maxima[2], true, "K"}};

@@ -90,6 +90,7 @@ class AtmosphereSolver final : public solvers::Solver {
   Kokkos::View<double***, mesh::Layout> flux_;  // (component, row, face) of the current sweep
   mesh::Field::HostMirror q_host_;
   bool x_first_ = true;     // the direction the next step sweeps first
+  double background_mass_ = 0, background_energy_ = 0;  // per metre along y
   double last_rate_ = 0;    // max over cells of (|u| + c) / dx and (|w| + c) / dz, from stable_dt
   std::vector<io::HostDataset> output_, staged_state_;
 };
