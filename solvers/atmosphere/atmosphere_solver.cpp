@@ -6,9 +6,11 @@
 #include <sstream>
 
 #include "mesh/reductions.hpp"
+#include "solvers/common/gauss_rule.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/memory_budget.hpp"
 #include "solvers/common/team_shape.hpp"
+#include "solvers/common/wicker_skamarock.hpp"
 
 namespace meridian::atmosphere {
 
@@ -374,20 +376,18 @@ double theta_perturbation(const Settings& s, double x, double z, bool& constant_
 // Cell averages by 3 x 3 Gauss-Legendre quadrature of the perturbation about the profile's point
 // values, as miniWeather's initialisation.
 void AtmosphereSolver::set_initial_state() {
-  const double points[3] = {0.112701665379258311482073460022, 0.5, 0.887298334620741688517926539980};
-  const double weights[3] = {0.277777777777777777777777777779, 0.444444444444444444444444444444,
-                             0.277777777777777777777777777779};
+  using solvers::GaussRule;
   auto q = Kokkos::create_mirror_view(q_);
   Kokkos::deep_copy(q, 0.0);
   const int h = decomp_.halo(0);
   for (long k = 0; k < decomp_.local_cells(1); ++k)
     for (long i = 0; i < decomp_.local_cells(0); ++i) {
       double sums[components] = {0, 0, 0, 0};
-      for (int a = 0; a < 3; ++a)
-        for (int c = 0; c < 3; ++c) {
-          const double x = (decomp_.offset(0) + i + points[c]) * spacing_[0];
-          const double z = (decomp_.offset(1) + k + points[a]) * spacing_[1];
-          const double weight = weights[a] * weights[c];
+      for (int a = 0; a < GaussRule::points; ++a)
+        for (int c = 0; c < GaussRule::points; ++c) {
+          const double x = (decomp_.offset(0) + i + 0.5 + GaussRule::node(c)) * spacing_[0];
+          const double z = (decomp_.offset(1) + k + 0.5 + GaussRule::node(a)) * spacing_[1];
+          const double weight = GaussRule::weight(a) * GaussRule::weight(c);
           bool constant_pressure = false;
           const double dtheta = theta_perturbation(s_, x, z, constant_pressure);
           const double rho_b = s_.profile.density(z), theta_b = s_.profile.theta(z);
@@ -465,9 +465,10 @@ void AtmosphereSolver::stage(int axis, const mesh::Field& initial, const mesh::F
 
 // One direction's Wicker-Skamarock RK3, every stage from the state at the sweep's start.
 void AtmosphereSolver::sweep(int axis, double dt) {
-  stage(axis, q_, q_, stage_, dt / 3);
-  stage(axis, q_, stage_, stage_, dt / 2);
-  stage(axis, q_, stage_, q_, dt);
+  const mesh::Field* forcing[solvers::wicker_skamarock_stages] = {&q_, &stage_, &stage_};
+  const mesh::Field* out[solvers::wicker_skamarock_stages] = {&stage_, &stage_, &q_};
+  for (int n = 0; n < solvers::wicker_skamarock_stages; ++n)
+    stage(axis, q_, *forcing[n], *out[n], solvers::wicker_skamarock_stage(n, dt).dt);
 }
 
 void AtmosphereSolver::step(double, double dt) {

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "solvers/common/gauss_rule.hpp"
+
 namespace meridian::atmosphere {
 
 // Constant N: theta = theta0 exp(N^2 z / g), and the hydrostatic Exner pressure
@@ -35,10 +37,7 @@ double Profile::top_supported() const {
 }
 
 DiscreteBackground discretise(const Profile& profile, double dz, long first_cell, long cells) {
-  // Gauss-Legendre points and weights on [0, 1], as miniWeather's.
-  const double points[3] = {0.112701665379258311482073460022, 0.5, 0.887298334620741688517926539980};
-  const double weights[3] = {0.277777777777777777777777777779, 0.444444444444444444444444444444,
-                             0.277777777777777777777777777779};
+  using solvers::GaussRule;
   DiscreteBackground b;
   for (long k = first_cell; k <= first_cell + cells; ++k) {
     const double z = k * dz, p = profile.pressure(z);
@@ -47,7 +46,7 @@ DiscreteBackground discretise(const Profile& profile, double dz, long first_cell
   for (long n = 0; n < cells; ++n) {
     const double z = (first_cell + n) * dz;
     double rt = 0;
-    for (int q = 0; q < 3; ++q) rt += weights[q] * profile.rho_theta(z + points[q] * dz);
+    for (int q = 0; q < GaussRule::points; ++q) rt += GaussRule::weight(q) * profile.rho_theta(z + (0.5 + GaussRule::node(q)) * dz);
     const double rho = (b.faces[n].pressure - b.faces[n + 1].pressure) / (gravity * dz);
     b.cells.push_back({rho, rt, c0 * std::pow(rt, gamma_d)});
   }
