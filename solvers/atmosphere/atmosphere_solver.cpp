@@ -40,6 +40,10 @@ void declare_keys(io::Schema& schema) {
               "acoustic Courant number of each directional sweep: dt = courant / max over cells of (|u| + c) / dx "
               "and (|w| + c) / dz; the sweep's von Neumann limit is 1.345 at hyperviscosity 0.05 (1.262 without)",
               {}, 0, 100, true});
+  schema.add({s, "dt", KeyType::real, 0.0, "s",
+              "a fixed time step instead of the Courant one (0: use courant), e.g. miniWeather's min(dx, dz) / 450 "
+              "m/s x 1.5; refused where it puts the acoustic Courant number of the initial state above the limit",
+              {}, 0, 1e6});
   schema.add({s, "reconstruction", KeyType::string, std::string("fourth_order"), "",
               "face values: fourth_order, miniWeather's 4-point interpolation with hyperviscosity",
               {"fourth_order"}});
@@ -108,6 +112,7 @@ Settings settings_of(const io::Deck& deck) {
   s.profile.buoyancy_frequency = deck.real("atmosphere", "buoyancy_frequency");
   s.wind = deck.real("atmosphere", "wind");
   s.courant = deck.real("atmosphere", "courant");
+  s.fixed_dt = deck.real("atmosphere", "dt");
   s.hyperviscosity = deck.real("atmosphere", "hyperviscosity");
   s.viscosity = deck.real("atmosphere", "viscosity");
   s.diffusivity = deck.real("atmosphere", "diffusivity");
@@ -134,6 +139,25 @@ Settings settings_of(const io::Deck& deck) {
     m << "the background cannot support a domain this high: its Exner pressure reaches zero at " << supported
       << " m, below the lid and its halo at " << top << " m (lower the height, or raise surface_theta)";
     deck.fail("atmosphere", "height", m.str());
+  }
+  if (s.fixed_dt > 0) {
+    // The initial state's fastest signal, estimated from the background's sound speed at the faces and
+    // the wind (the perturbations add a few per cent; the progress line shows each step's own number),
+    // sampled at 1000 heights at most: the sound speed is smooth in z.
+    const long samples = std::min<long>(s.grid.cells[1], 1000);
+    double fastest = 0;
+    for (long k = 0; k <= samples; ++k) {
+      const double z = s.height * static_cast<double>(k) / static_cast<double>(samples);
+      fastest = std::max(fastest, std::sqrt(gamma_d * s.profile.pressure(z) / s.profile.density(z)));
+    }
+    fastest += std::abs(s.wind);
+    const double courant = s.fixed_dt * fastest / std::min(s.width / static_cast<double>(s.grid.cells[0]), dz);
+    if (courant > limit) {
+      std::ostringstream m;
+      m << "dt = " << s.fixed_dt << " s gives an acoustic Courant number of " << courant << " (sound speed and wind "
+        << fastest << " m/s), above the limit " << limit << " at hyperviscosity " << s.hyperviscosity;
+      deck.fail("atmosphere", "dt", m.str());
+    }
   }
   return s;
 }
@@ -438,7 +462,7 @@ double max_signal_rate(const Block& b, const mesh::Field& q, const BackgroundVie
 double AtmosphereSolver::stable_dt(double) {
   const Block b = block_of(decomp_, s_.side_walls);
   last_rate_ = mesh::global_max(max_signal_rate(b, q_, cells_, spacing_[0], spacing_[1]), decomp_.comm());
-  double dt = s_.courant / last_rate_;
+  double dt = s_.fixed_dt > 0 ? s_.fixed_dt : s_.courant / last_rate_;
   // Explicit diffusion: nu dt / h^2 within RK3's real-axis reach (2.5) over the 2nd difference's
   // largest eigenvalue (4), with a margin: 0.5.
   const double diffusion = std::max(s_.viscosity, s_.diffusivity);

@@ -29,6 +29,7 @@ struct Settings {
   double width = 2.0e4, height = 1.0e4;  // m
   double wind = 0;                        // m/s, uniform background u
   double courant = 1.0;                   // acoustic, per direction
+  double fixed_dt = 0;                    // s; 0: from courant
   double hyperviscosity = 0.05;           // miniWeather's beta
   double viscosity = 0, diffusivity = 0;  // m^2/s
   bool side_walls = false;

@@ -58,6 +58,9 @@ surface_theta = 15.0"
 expect_rejected atmosphere_courant_above_limit "atmosphere.courant" "$atmosphere
 [atmosphere]
 courant = 1.4"
+expect_rejected atmosphere_fixed_dt_above_limit "atmosphere.dt" "$atmosphere
+[atmosphere]
+dt = 1.0"
 expect_rejected atmosphere_domain_too_high "atmosphere.height" "$atmosphere
 [atmosphere]
 height = 40000.0"
