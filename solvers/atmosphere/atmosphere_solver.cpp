@@ -42,7 +42,8 @@ void declare_keys(io::Schema& schema) {
               {}, 0, 100, true});
   schema.add({s, "dt", KeyType::real, 0.0, "s",
               "a fixed time step instead of the Courant one (0: use courant), e.g. miniWeather's min(dx, dz) / 450 "
-              "m/s x 1.5; refused where it puts the acoustic Courant number of the initial state above the limit",
+              "m/s x 1.5; refused where it puts the acoustic Courant number of the initial state above the limit, "
+              "shortened where the Rayleigh layer's or the diffusion's limit is shorter",
               {}, 0, 1e6});
   schema.add({s, "reconstruction", KeyType::string, std::string("fourth_order"), "",
               "face values: fourth_order, miniWeather's 4-point interpolation with hyperviscosity",
@@ -54,6 +55,14 @@ void declare_keys(io::Schema& schema) {
               "constant eddy viscosity nu on u and w (Straka's density current: 75)", {}, 0, 1e6});
   schema.add({s, "diffusivity", KeyType::real, 0.0, "m^2/s",
               "constant eddy diffusivity kappa on theta' (Straka's density current: 75)", {}, 0, 1e6});
+  schema.add({s, "rayleigh_depth", KeyType::real, 0.0, "m",
+              "depth of the Rayleigh damping layer below the lid (0: none); it relaxes u to the background wind, w to "
+              "0 and theta' to 0",
+              {}, 0, 1e6});
+  schema.add({s, "rayleigh_rate", KeyType::real, 0.0, "1/s",
+              "the layer's largest relaxation rate, at the lid; it grows as sin^2 from the layer's base (Klemp & "
+              "Lilly 1978); at most 1/dt",
+              {}, 0, 10});
   schema.add({s, "sides", KeyType::string, std::string("periodic"), "",
               "boundaries at x = 0 and x = width: periodic, or free-slip walls (the ground and the lid always are)",
               {"periodic", "wall"}});
@@ -116,6 +125,11 @@ Settings settings_of(const io::Deck& deck) {
   s.hyperviscosity = deck.real("atmosphere", "hyperviscosity");
   s.viscosity = deck.real("atmosphere", "viscosity");
   s.diffusivity = deck.real("atmosphere", "diffusivity");
+  s.rayleigh_depth = deck.real("atmosphere", "rayleigh_depth");
+  s.rayleigh_rate = deck.real("atmosphere", "rayleigh_rate");
+  if (s.rayleigh_depth > s.height) deck.fail("atmosphere", "rayleigh_depth", "the Rayleigh layer is deeper than the domain");
+  if (s.rayleigh_depth > 0 && s.rayleigh_rate == 0)
+    deck.fail("atmosphere", "rayleigh_rate", "a Rayleigh layer (rayleigh_depth > 0) needs a rate above 0");
   const double limit = acoustic_courant_limit(s.hyperviscosity);
   if (s.courant > limit) {
     std::ostringstream m;
@@ -264,11 +278,25 @@ void face_fluxes(int axis, const FluxInputs& in) {
       });
 }
 
+// The sources of the vertical sweep: the buoyancy -g rho' and the Rayleigh layer's rate per interior row.
+struct VerticalSources {
+  BackgroundView cells;
+  Kokkos::View<const double*> rayleigh_rate;  // 1/s by interior row; zero below the layer
+  double wind;
+  bool rayleigh;
+};
+
 // out = initial - dt (flux divergence along `axis`), and along the vertical the buoyancy -g rho' of
-// `forcing` in the z momentum. `out` may be `initial` or `forcing`: each cell is read before it is written.
+// `forcing` in the z momentum and the Rayleigh layer's relaxation of `forcing`. `out` may be `initial`
+// or `forcing`: each cell is read before it is written.
 void apply_tendencies(int axis, const Block& b, const Flux& flux, const mesh::Field& initial,
-                      const mesh::Field& forcing, const mesh::Field& out, double dt, double spacing) {
+                      const mesh::Field& forcing, const mesh::Field& out, double dt, double spacing,
+                      const VerticalSources& sources) {
   const double scale = dt / spacing, buoyancy = axis == 1 ? dt * gravity : 0.0;
+  const bool rayleigh = axis == 1 && sources.rayleigh;
+  const BackgroundView cells = sources.cells;
+  const Kokkos::View<const double*> rate = sources.rayleigh_rate;
+  const double wind = sources.wind;
   const int di = axis == 0, dk = axis == 1;
   const solvers::TeamShape shape = solvers::row_team_shape();
   const int rows_per_team = shape.threads, rows = b.nz;
@@ -279,10 +307,13 @@ void apply_tendencies(int axis, const Block& b, const Flux& flux, const mesh::Fi
           const int k = team.league_rank() * rows_per_team + t;
           if (k >= rows) return;
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b.nx), [&](const int i) {
-            const double rho_perturbation = forcing(density, 0, b.h + k, b.h + i);
+            double state[components], relaxation[components] = {0, 0, 0, 0};
+            for (int c = 0; c < components; ++c) state[c] = forcing(c, 0, b.h + k, b.h + i);
+            if (rayleigh) rayleigh_tendency(state, cells(b.h + k), wind, rate(k), relaxation);
             for (int c = 0; c < components; ++c) {
               double next = initial(c, 0, b.h + k, b.h + i) - scale * (flux(c, k + dk, i + di) - flux(c, k, i));
-              if (c == momentum_z) next -= buoyancy * rho_perturbation;
+              if (c == momentum_z) next -= buoyancy * state[density];
+              if (rayleigh) next += dt * relaxation[c];
               out(c, 0, b.h + k, b.h + i) = next;
             }
           });
@@ -353,6 +384,16 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
     background_mass_ += c.rho * row;
     background_energy_ += (cv / rd * c.pressure + gravity * (k + 0.5) * spacing_[1] * c.rho) * row;
   }
+  // The Rayleigh layer's rate at each interior row's centre: rate sin^2(pi/2 (z - base) / depth) above its base.
+  Kokkos::View<double*> rate("atmosphere::rayleigh_rate", nz);
+  auto rate_host = Kokkos::create_mirror_view(rate);
+  for (long k = 0; k < nz; ++k) {
+    const double z = (decomp_.offset(1) + k + 0.5) * spacing_[1], base = s_.height - s_.rayleigh_depth;
+    const double s = s_.rayleigh_depth > 0 && z > base ? std::sin(pi / 2 * (z - base) / s_.rayleigh_depth) : 0.0;
+    rate_host(k) = s_.rayleigh_rate * s * s;
+  }
+  Kokkos::deep_copy(rate, rate_host);
+  rayleigh_rate_ = rate;
   q_ = mesh::make_field(decomp_, components, "atmosphere::state");
   stage_ = mesh::make_field(decomp_, components, "atmosphere::stage");
   flux_ = Flux("atmosphere::flux", components, nz + 1, decomp_.local_cells(0) + 1);
@@ -463,6 +504,8 @@ double AtmosphereSolver::stable_dt(double) {
   const Block b = block_of(decomp_, s_.side_walls);
   last_rate_ = mesh::global_max(max_signal_rate(b, q_, cells_, spacing_[0], spacing_[1]), decomp_.comm());
   double dt = s_.fixed_dt > 0 ? s_.fixed_dt : s_.courant / last_rate_;
+  // The explicit relaxation: dt times the rate within 1 (RK3 is stable to 2.5 on the negative real axis).
+  if (s_.rayleigh_depth > 0) dt = std::min(dt, 1 / s_.rayleigh_rate);
   // Explicit diffusion: nu dt / h^2 within RK3's real-axis reach (2.5) over the 2nd difference's
   // largest eigenvalue (4), with a margin: 0.5.
   const double diffusion = std::max(s_.viscosity, s_.diffusivity);
@@ -484,7 +527,8 @@ void AtmosphereSolver::stage(int axis, const mesh::Field& initial, const mesh::F
   // removes the same fraction of the third difference, whatever the step.
   face_fluxes(axis, FluxInputs{forcing, flux_, cells_, faces_, b, -s_.hyperviscosity * h / (16 * dt), h, s_.viscosity,
                                s_.diffusivity});
-  apply_tendencies(axis, b, flux_, initial, forcing, out, dt, h);
+  apply_tendencies(axis, b, flux_, initial, forcing, out, dt, h,
+                   VerticalSources{cells_, rayleigh_rate_, s_.wind, s_.rayleigh_depth > 0});
 }
 
 // One direction's Wicker-Skamarock RK3, every stage from the state at the sweep's start.

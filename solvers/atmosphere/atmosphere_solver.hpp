@@ -32,6 +32,7 @@ struct Settings {
   double fixed_dt = 0;                    // s; 0: from courant
   double hyperviscosity = 0.05;           // miniWeather's beta
   double viscosity = 0, diffusivity = 0;  // m^2/s
+  double rayleigh_depth = 0, rayleigh_rate = 0;  // m below the lid, 1/s at the lid
   bool side_walls = false;
 };
 
@@ -87,6 +88,7 @@ class AtmosphereSolver final : public solvers::Solver {
   mesh::HaloExchange exchange_;
   std::array<double, 2> spacing_;
   BackgroundView cells_, faces_;
+  Kokkos::View<const double*> rayleigh_rate_;  // 1/s by interior row
   mesh::Field q_, stage_;
   Kokkos::View<double***, mesh::Layout> flux_;  // (component, row, face) of the current sweep
   mesh::Field::HostMirror q_host_;

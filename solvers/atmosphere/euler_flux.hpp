@@ -81,6 +81,19 @@ KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, lon
   }
 }
 
+// The Rayleigh layer's relaxation of a cell towards the background: rate x (target - state) for the
+// momenta (towards the background wind `wind` and no vertical motion) and for rho theta (towards
+// theta' = 0 at the cell's density); the density is left alone, so mass stays conserved. Zero for the
+// resting background itself.
+KOKKOS_INLINE_FUNCTION void rayleigh_tendency(const double state[components], const BackgroundPoint& cell, double wind,
+                                              double rate, double tendency[components]) {
+  const double rho = state[density] + cell.rho;
+  tendency[density] = 0;
+  tendency[momentum_x] = rate * (rho * wind - state[momentum_x]);
+  tendency[momentum_z] = -rate * state[momentum_z];
+  tendency[rho_theta] = rate * (state[density] * cell.rho_theta / cell.rho - state[rho_theta]);
+}
+
 // The fastest signal along each axis in a cell, |u| + c and |w| + c, with c^2 = gamma p / rho.
 KOKKOS_INLINE_FUNCTION void signal_speeds(const double state[components], const BackgroundPoint& cell, double& along_x,
                                           double& along_z) {

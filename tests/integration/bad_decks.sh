@@ -61,6 +61,10 @@ courant = 1.4"
 expect_rejected atmosphere_fixed_dt_above_limit "atmosphere.dt" "$atmosphere
 [atmosphere]
 dt = 1.0"
+expect_rejected atmosphere_rayleigh_deeper_than_domain "atmosphere.rayleigh_depth" "$atmosphere
+[atmosphere]
+rayleigh_depth = 20000.0
+rayleigh_rate = 0.01"
 expect_rejected atmosphere_domain_too_high "atmosphere.height" "$atmosphere
 [atmosphere]
 height = 40000.0"
