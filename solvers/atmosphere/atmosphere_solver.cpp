@@ -37,14 +37,19 @@ void declare_keys(io::Schema& schema) {
   schema.add({s, "wind", KeyType::real, 0.0, "m/s", "uniform background wind u added to the initial state", {}, -1e3,
               1e3});
   schema.add({s, "courant", KeyType::real, 1.0, "1",
-              "acoustic Courant number of each directional sweep: dt = courant / max over cells of (|u| + c) / dx "
-              "and (|w| + c) / dz; the sweep's von Neumann limit is 1.345 at hyperviscosity 0.05 (1.262 without)",
+              "acoustic Courant number: dt = courant / max over cells of (|u| + c) / dx and (|w| + c) / dz (their "
+              "sum when unsplit); the sweep's von Neumann limit is 1.345 at hyperviscosity 0.05 (1.262 without)",
               {}, 0, 100, true});
   schema.add({s, "dt", KeyType::real, 0.0, "s",
               "a fixed time step instead of the Courant one (0: use courant), e.g. miniWeather's min(dx, dz) / 450 "
               "m/s x 1.5; refused where it puts the acoustic Courant number of the initial state above the limit, "
               "shortened where the Rayleigh layer's or the diffusion's limit is shorter",
               {}, 0, 1e6});
+  schema.add({s, "splitting", KeyType::string, std::string("alternating"), "",
+              "alternating: miniWeather's dimensional splitting, a full RK3 step along x then z, the order swapped "
+              "every step; unsplit: both directions' tendencies in each RK3 stage (the Courant number then sums "
+              "the two directions')",
+              {"alternating", "unsplit"}});
   schema.add({s, "reconstruction", KeyType::string, std::string("fourth_order"), "",
               "face values: fourth_order, miniWeather's 4-point interpolation with hyperviscosity",
               {"fourth_order"}});
@@ -122,6 +127,7 @@ Settings settings_of(const io::Deck& deck) {
   s.wind = deck.real("atmosphere", "wind");
   s.courant = deck.real("atmosphere", "courant");
   s.fixed_dt = deck.real("atmosphere", "dt");
+  s.unsplit = deck.string("atmosphere", "splitting") == "unsplit";
   s.hyperviscosity = deck.real("atmosphere", "hyperviscosity");
   s.viscosity = deck.real("atmosphere", "viscosity");
   s.diffusivity = deck.real("atmosphere", "diffusivity");
@@ -165,7 +171,8 @@ Settings settings_of(const io::Deck& deck) {
       fastest = std::max(fastest, std::sqrt(gamma_d * s.profile.pressure(z) / s.profile.density(z)));
     }
     fastest += std::abs(s.wind);
-    const double courant = s.fixed_dt * fastest / std::min(s.width / static_cast<double>(s.grid.cells[0]), dz);
+    const double dx = s.width / static_cast<double>(s.grid.cells[0]);
+    const double courant = s.fixed_dt * fastest * (s.unsplit ? 1 / dx + 1 / dz : 1 / std::min(dx, dz));
     if (courant > limit) {
       std::ostringstream m;
       m << "dt = " << s.fixed_dt << " s gives an acoustic Courant number of " << courant << " (sound speed and wind "
@@ -176,15 +183,15 @@ Settings settings_of(const io::Deck& deck) {
   return s;
 }
 
-// Bytes a rank needs: the state and one stage (4 components each), the face fluxes (4), and the
-// output's five staged fields and the checkpoint's four in double.
+// Bytes a rank needs: the state and one stage (4 components each; a second stage unsplit), the face
+// fluxes (4), and the output's five staged fields and the checkpoint's four in double.
 void require_memory(const io::Deck& deck, const Settings& s, MPI_Comm comm) {
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
   const std::uint64_t cells = solvers::saturating_product(
       {static_cast<std::uint64_t>(s.grid.cells[0]), static_cast<std::uint64_t>(s.grid.cells[1])});
   const std::uint64_t local = cells == UINT64_MAX ? cells : (cells + ranks - 1) / ranks;
-  solvers::require_memory(deck, "mesh", "nx", solvers::saturating_product({local, 21, sizeof(double)}),
+  solvers::require_memory(deck, "mesh", "nx", solvers::saturating_product({local, s.unsplit ? 25u : 21u, sizeof(double)}),
                           "the state, stage, face fluxes and staged output", comm);
 }
 
@@ -396,6 +403,7 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
   rayleigh_rate_ = rate;
   q_ = mesh::make_field(decomp_, components, "atmosphere::state");
   stage_ = mesh::make_field(decomp_, components, "atmosphere::stage");
+  if (s_.unsplit) second_stage_ = mesh::make_field(decomp_, components, "atmosphere::second_stage");
   flux_ = Flux("atmosphere::flux", components, nz + 1, decomp_.local_cells(0) + 1);
   if (!mesh::device_memory_is_host) q_host_ = Kokkos::create_mirror(q_);
   const char* fields[5][2] = {{"fields/theta_perturbation", "K"},
@@ -484,7 +492,9 @@ io::DatasetBox AtmosphereSolver::box(const std::string& name, const std::string&
 }
 
 namespace {
-double max_signal_rate(const Block& b, const mesh::Field& q, const BackgroundView& cells, double dx, double dz) {
+// Max over cells of (|u| + c) / dx and (|w| + c) / dz, or of their sum for the unsplit scheme.
+double max_signal_rate(const Block& b, const mesh::Field& q, const BackgroundView& cells, double dx, double dz,
+                       bool unsplit) {
   double rate = 0;
   Kokkos::parallel_reduce(
       "atmosphere::signal_rate", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {b.nz, b.nx}),
@@ -493,7 +503,7 @@ double max_signal_rate(const Block& b, const mesh::Field& q, const BackgroundVie
         for (int c = 0; c < components; ++c) state[c] = q(c, 0, b.h + k, b.h + i);
         double along_x, along_z;
         signal_speeds(state, cells(b.h + k), along_x, along_z);
-        r = max_of(r, max_of(along_x / dx, along_z / dz));
+        r = max_of(r, unsplit ? along_x / dx + along_z / dz : max_of(along_x / dx, along_z / dz));
       },
       Kokkos::Max<double>(rate));
   return rate;
@@ -502,7 +512,7 @@ double max_signal_rate(const Block& b, const mesh::Field& q, const BackgroundVie
 
 double AtmosphereSolver::stable_dt(double) {
   const Block b = block_of(decomp_, s_.side_walls);
-  last_rate_ = mesh::global_max(max_signal_rate(b, q_, cells_, spacing_[0], spacing_[1]), decomp_.comm());
+  last_rate_ = mesh::global_max(max_signal_rate(b, q_, cells_, spacing_[0], spacing_[1], s_.unsplit), decomp_.comm());
   double dt = s_.fixed_dt > 0 ? s_.fixed_dt : s_.courant / last_rate_;
   // The explicit relaxation: dt times the rate within 1 (RK3 is stable to 2.5 on the negative real axis).
   if (s_.rayleigh_depth > 0) dt = std::min(dt, 1 / s_.rayleigh_rate);
@@ -521,6 +531,11 @@ void AtmosphereSolver::fill_halos(const mesh::Field& field) {
 void AtmosphereSolver::stage(int axis, const mesh::Field& initial, const mesh::Field& forcing, const mesh::Field& out,
                              double dt) {
   fill_halos(forcing);
+  tendencies(axis, initial, forcing, out, dt);
+}
+
+void AtmosphereSolver::tendencies(int axis, const mesh::Field& initial, const mesh::Field& forcing,
+                                  const mesh::Field& out, double dt) {
   const Block b = block_of(decomp_, s_.side_walls);
   const double h = spacing_[axis];
   // miniWeather's hyperviscosity coefficient -beta h / (16 dt) with the stage's dt: each stage
@@ -539,7 +554,21 @@ void AtmosphereSolver::sweep(int axis, double dt) {
     stage(axis, q_, *forcing[n], *out[n], solvers::wicker_skamarock_stage(n, dt).dt);
 }
 
+// Both directions' tendencies in every stage, from the same forcing state: x into `out` from the
+// step's start, then z added in place (so out may not be the forcing: stage 2 writes the second buffer).
+void AtmosphereSolver::unsplit_step(double dt) {
+  const mesh::Field* forcing[solvers::wicker_skamarock_stages] = {&q_, &stage_, &second_stage_};
+  const mesh::Field* out[solvers::wicker_skamarock_stages] = {&stage_, &second_stage_, &q_};
+  for (int n = 0; n < solvers::wicker_skamarock_stages; ++n) {
+    const double stage_dt = solvers::wicker_skamarock_stage(n, dt).dt;
+    fill_halos(*forcing[n]);
+    tendencies(0, q_, *forcing[n], *out[n], stage_dt);
+    tendencies(1, *out[n], *forcing[n], *out[n], stage_dt);
+  }
+}
+
 void AtmosphereSolver::step(double, double dt) {
+  if (s_.unsplit) return unsplit_step(dt);
   sweep(x_first_ ? 0 : 1, dt);
   sweep(x_first_ ? 1 : 0, dt);
   x_first_ = !x_first_;

@@ -3,9 +3,10 @@
 // the state (rho', rho u, rho w, (rho theta)') a perturbation about a hydrostatic background that is
 // balanced at the discrete level (hydrostatic_background.hpp), p = c0 (rho theta)^gamma. miniWeather's
 // numerics (Norman, ORNL): 4th-order interpolation to the faces with hyperviscosity, the
-// Wicker-Skamarock RK3 in each direction, dimensional splitting whose order alternates every step;
-// optional constant eddy viscosity and diffusivity; free-slip ground and lid, periodic or free-slip
-// side walls. The vertical is the mesh's second axis (mesh.ny cells).
+// Wicker-Skamarock RK3 in each direction, dimensional splitting whose order alternates every step (or
+// unsplit: both directions in every stage); optional constant eddy viscosity and diffusivity; free-slip
+// ground and lid, periodic or free-slip side walls; an optional Rayleigh layer below the lid. The
+// vertical is the mesh's second axis (mesh.ny cells).
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@ struct Settings {
   double viscosity = 0, diffusivity = 0;  // m^2/s
   double rayleigh_depth = 0, rayleigh_rate = 0;  // m below the lid, 1/s at the lid
   bool side_walls = false;
+  bool unsplit = false;                   // both directions in every RK3 stage
 };
 
 void declare_keys(io::Schema& schema);
@@ -79,6 +81,8 @@ class AtmosphereSolver final : public solvers::Solver {
  private:
   void sweep(int axis, double dt);
   void stage(int axis, const mesh::Field& initial, const mesh::Field& forcing, const mesh::Field& out, double dt);
+  void tendencies(int axis, const mesh::Field& initial, const mesh::Field& forcing, const mesh::Field& out, double dt);
+  void unsplit_step(double dt);
   void fill_halos(const mesh::Field& field);
   void set_initial_state();
   io::DatasetBox box(const std::string& name, const std::string& units) const;
@@ -89,7 +93,7 @@ class AtmosphereSolver final : public solvers::Solver {
   std::array<double, 2> spacing_;
   BackgroundView cells_, faces_;
   Kokkos::View<const double*> rayleigh_rate_;  // 1/s by interior row
-  mesh::Field q_, stage_;
+  mesh::Field q_, stage_, second_stage_;  // the last only for the unsplit scheme
   Kokkos::View<double***, mesh::Layout> flux_;  // (component, row, face) of the current sweep
   mesh::Field::HostMirror q_host_;
   bool x_first_ = true;     // the direction the next step sweeps first

@@ -11,7 +11,7 @@ $compare "$work/np1" "$work/np2"
 $compare "$work/np1" "$work/np4"
 
 # The atmosphere: the density current between side walls with eddy viscosity, cut along the vertical on
-# 2 ranks and both ways on 4; the periodic thermal cut along x only.
+# 2 ranks and both ways on 4; the periodic thermal cut along x only, split and unsplit.
 deck="$SOURCE_DIR/configs/atmosphere/density_current.toml"
 settings=(--set mesh.nx=64 --set mesh.ny=16 --set run.end_time=40 --set run.output_interval=20
           --set run.diagnostics_every=5 --set run.progress_every=1000)
@@ -26,3 +26,7 @@ settings=(--set mesh.nx=48 --set mesh.ny=24 --set run.end_time=60 --set run.outp
 meridian_on 1 run "$deck" "${settings[@]}" --output "$work/thermal1" > "$work/thermal1.log"
 meridian_on 4 run "$deck" "${settings[@]}" --set mesh.process_grid=[4,1,1] --output "$work/thermal4" > "$work/thermal4.log"
 $compare "$work/thermal1" "$work/thermal4"
+meridian_on 1 run "$deck" "${settings[@]}" --set atmosphere.splitting=\"unsplit\" --output "$work/unsplit1" > "$work/unsplit1.log"
+meridian_on 2 run "$deck" "${settings[@]}" --set atmosphere.splitting=\"unsplit\" --set mesh.process_grid=[2,1,1] \
+  --output "$work/unsplit2" > "$work/unsplit2.log"
+$compare "$work/unsplit1" "$work/unsplit2"
