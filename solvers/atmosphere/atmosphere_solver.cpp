@@ -51,8 +51,10 @@ void declare_keys(io::Schema& schema) {
               "the two directions')",
               {"alternating", "unsplit"}});
   schema.add({s, "reconstruction", KeyType::string, std::string("fourth_order"), "",
-              "face values: fourth_order, miniWeather's 4-point interpolation with hyperviscosity",
-              {"fourth_order"}});
+              "face fluxes. fourth_order: miniWeather's, every component interpolated from 4 cells; "
+              "fifth_order_upwind: WRF's, the mass flux and pressure 6th-order centred, u, w and theta carried at "
+              "their 5th-order upwind values (6 cells, a 3-cell halo); hyperviscosity applies to both",
+              {"fourth_order", "fifth_order_upwind"}});
   schema.add({s, "hyperviscosity", KeyType::real, 0.05, "1",
               "miniWeather's hv_beta: each stage removes beta/16 of the third difference across each face", {}, 0,
               1});
@@ -73,16 +75,28 @@ void declare_keys(io::Schema& schema) {
               {"periodic", "wall"}});
 }
 
-double acoustic_courant_limit(double beta) {
-  // Each stage of a sweep maps u to u0 + (dt_stage A - beta/16 D) u, A the advection operator, D the
-  // 4th difference: per Fourier mode z = -i nu s(k) and d = beta sin^4(k/2), and the step's
-  // amplification is 1 + (z - d)(1 + (z/2 - d)(1 + z/3 - d)). The limit is the largest nu whose
-  // amplification stays within 1 for every k (scanned in steps of 1e-3 over 2000 wavenumbers).
+double acoustic_courant_limit(double beta, bool fifth_order) {
+  // Each stage of a sweep maps u to u0 + (dt_stage A - beta/16 D) u, A the acoustic operator (the
+  // difference of the faces' centred interpolations: 4th order from 4 cells, or 6th from 6), D the 4th
+  // difference: per Fourier mode z = -i nu s(k) and d = beta sin^4(k/2), and the step's amplification is
+  // 1 + (z - d)(1 + (z/2 - d)(1 + z/3 - d)). The limit is the largest nu whose amplification stays within
+  // 1 for every k (scanned in steps of 1e-3 over 2000 wavenumbers). The upwind part of the 5th-order
+  // advection only adds damping and is left out.
   const int modes = 2000;
   std::vector<double> response(modes + 1), damping(modes + 1);
   for (int m = 0; m <= modes; ++m) {
     const double k = pi * m / modes;
-    response[m] = (8 * std::sin(k) - std::sin(2 * k)) / 6;
+    // Face interpolation weights on the cells two (three) below to one (two) above the face; the symbol
+    // of F(j + 1/2) - F(j - 1/2) is (e^{ik} - 1) sum_s w_s e^{i s k}, purely imaginary.
+    std::complex<double> sum = 0;
+    if (fifth_order) {
+      const double w[6] = {1, -8, 37, 37, -8, 1};
+      for (int s = 0; s < 6; ++s) sum += w[s] / 60 * std::polar(1.0, (s - 3) * k);
+    } else {
+      const double w[4] = {-1, 7, 7, -1};
+      for (int s = 0; s < 4; ++s) sum += w[s] / 12 * std::polar(1.0, (s - 2) * k);
+    }
+    response[m] = std::abs(((std::polar(1.0, k) - 1.0) * sum).imag());
     damping[m] = beta * std::pow(std::sin(k / 2), 4);
   }
   const auto stable = [&](double nu) {
@@ -118,7 +132,9 @@ double coldest_perturbation(Case c) {
 Settings settings_of(const io::Deck& deck) {
   Settings s;
   s.side_walls = deck.string("atmosphere", "sides") == "wall";
-  s.grid = solvers::vertical_slice_spec(deck, halo_width, s.side_walls ? mesh::Boundary::open : mesh::Boundary::periodic);
+  s.fifth_order = deck.string("atmosphere", "reconstruction") == "fifth_order_upwind";
+  s.grid = solvers::vertical_slice_spec(deck, s.fifth_order ? 3 : 2,
+                                        s.side_walls ? mesh::Boundary::open : mesh::Boundary::periodic);
   s.initial = case_of(deck.string("atmosphere", "case"));
   s.width = deck.real("atmosphere", "width");
   s.height = deck.real("atmosphere", "height");
@@ -136,15 +152,19 @@ Settings settings_of(const io::Deck& deck) {
   if (s.rayleigh_depth > s.height) deck.fail("atmosphere", "rayleigh_depth", "the Rayleigh layer is deeper than the domain");
   if (s.rayleigh_depth > 0 && s.rayleigh_rate == 0)
     deck.fail("atmosphere", "rayleigh_rate", "a Rayleigh layer (rayleigh_depth > 0) needs a rate above 0");
-  const double limit = acoustic_courant_limit(s.hyperviscosity);
+  const double limit = acoustic_courant_limit(s.hyperviscosity, s.fifth_order);
   if (s.courant > limit) {
     std::ostringstream m;
     m << "courant = " << s.courant << " is above the acoustic stability limit " << limit
-      << " of the 4th-order RK3 sweep with hyperviscosity " << s.hyperviscosity;
+      << " of the RK3 sweep with " << (s.fifth_order ? "6th" : "4th") << "-order centred acoustics and hyperviscosity "
+      << s.hyperviscosity;
     deck.fail("atmosphere", "courant", m.str());
   }
-  if (s.grid.cells[0] < halo_width || s.grid.cells[1] < halo_width)
-    deck.fail("mesh", s.grid.cells[0] < halo_width ? "nx" : "ny", "the atmosphere needs at least 2 cells along each axis");
+  const int halo = s.grid.halo_width;
+  if (s.grid.cells[0] < halo || s.grid.cells[1] < halo)
+    deck.fail("mesh", s.grid.cells[0] < halo ? "nx" : "ny",
+              "the atmosphere needs at least as many cells along each axis as its halo is wide (2; 3 with "
+              "fifth_order_upwind)");
   const double coldest = s.profile.surface_theta + coldest_perturbation(s.initial);
   if (coldest <= 0) {
     std::ostringstream m;
@@ -153,7 +173,7 @@ Settings settings_of(const io::Deck& deck) {
   }
   // The halos above the lid hold background values too, so the profile must reach beyond it.
   const double dz = s.height / static_cast<double>(s.grid.cells[1]);
-  const double top = s.height + (halo_width + 1) * dz, supported = s.profile.top_supported();
+  const double top = s.height + (halo + 1) * dz, supported = s.profile.top_supported();
   if (top >= supported) {
     std::ostringstream m;
     m << "the background cannot support a domain this high: its Exner pressure reaches zero at " << supported
@@ -240,6 +260,7 @@ struct FluxInputs {
   BackgroundView cells, faces;
   Block b;
   double hyperviscosity, spacing, viscosity, diffusivity;
+  bool fifth_order;
 };
 
 // Fluxes through this rank's faces along `axis`: rows of faces (a row of x-faces per cell row, or a
@@ -250,6 +271,7 @@ void face_fluxes(int axis, const FluxInputs& in) {
   const BackgroundView cells = in.cells, faces = in.faces;
   const Block b = in.b;
   const double hv = in.hyperviscosity, spacing = in.spacing, nu = in.viscosity, kappa = in.diffusivity;
+  const bool fifth = in.fifth_order;
   const long component_stride = static_cast<long>(q.stride(0));
   const long stride = axis == 0 ? 1 : static_cast<long>(q.stride(2));
   const int rows = axis == 0 ? b.nz : b.nz + 1, faces_per_row = axis == 0 ? b.nx + 1 : b.nx;
@@ -263,22 +285,19 @@ void face_fluxes(int axis, const FluxInputs& in) {
           if (row >= rows) return;
           FaceInputs inputs;
           inputs.hyperviscosity = hv, inputs.spacing = spacing, inputs.viscosity = nu, inputs.diffusivity = kappa;
-          if (axis == 0) {
-            const BackgroundPoint cell = cells(b.h + row);
-            inputs.face = cell;
-            inputs.rho_below = inputs.rho_above = cell.rho;
-            inputs.rt_below = inputs.rt_above = cell.rho_theta;
-          } else {
-            inputs.face = faces(row);
-            inputs.rho_below = cells(b.h + row - 1).rho, inputs.rt_below = cells(b.h + row - 1).rho_theta;
-            inputs.rho_above = cells(b.h + row).rho, inputs.rt_above = cells(b.h + row).rho_theta;
-          }
+          // The background of the stencil's cells that the halo holds (all six with the 5th-order flux's
+          // three-cell halo): along x the row's, along the vertical the levels about the face.
+          inputs.face = axis == 0 ? cells(b.h + row) : faces(row);
+          for (int s = 3 - b.h; s < 3 + b.h; ++s) inputs.cell[s] = cells(b.h + row + (axis == 0 ? 0 : s - 3));
           const bool wall_row = axis == 1 && ((b.ground && row == 0) || (b.lid && row == b.nz));
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, faces_per_row), [&](const int i) {
             FaceInputs at = inputs;
             at.wall = wall_row || (axis == 0 && ((b.wall_left && i == 0) || (b.wall_right && i == b.nx)));
             double f[components];
-            face_flux(&q(0, 0, b.h + row, b.h + i), stride, component_stride, axis, at, f);
+            if (fifth)
+              fifth_order_face_flux(&q(0, 0, b.h + row, b.h + i), stride, component_stride, axis, at, f);
+            else
+              face_flux(&q(0, 0, b.h + row, b.h + i), stride, component_stride, axis, at, f);
             for (int c = 0; c < components; ++c) flux(c, row, i) = f[c];
           });
         });
@@ -541,7 +560,7 @@ void AtmosphereSolver::tendencies(int axis, const mesh::Field& initial, const me
   // miniWeather's hyperviscosity coefficient -beta h / (16 dt) with the stage's dt: each stage
   // removes the same fraction of the third difference, whatever the step.
   face_fluxes(axis, FluxInputs{forcing, flux_, cells_, faces_, b, -s_.hyperviscosity * h / (16 * dt), h, s_.viscosity,
-                               s_.diffusivity});
+                               s_.diffusivity, s_.fifth_order});
   apply_tendencies(axis, b, flux_, initial, forcing, out, dt, h,
                    VerticalSources{cells_, rayleigh_rate_, s_.wind, s_.rayleigh_depth > 0});
 }

@@ -36,19 +36,19 @@ struct Settings {
   double rayleigh_depth = 0, rayleigh_rate = 0;  // m below the lid, 1/s at the lid
   bool side_walls = false;
   bool unsplit = false;                   // both directions in every RK3 stage
+  bool fifth_order = false;               // WRF's 5th-order upwind advection, 6th-order centred acoustics
 };
 
 void declare_keys(io::Schema& schema);
 void validate(const io::Deck& deck, MPI_Comm comm);
 std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm);
 
-// The 4-point stencil reaches two cells each way.
-inline constexpr int halo_width = 2;
-// Largest acoustic Courant number of one directional RK3 sweep with the 4th-order interpolation and
-// miniWeather's hyperviscosity `beta`: the von Neumann limit of the linear sweep. 1.262 without
-// hyperviscosity (RK3 on the imaginary axis reaches sqrt(3); the interpolation's largest wavenumber
-// response is max (8 sin k - sin 2k) / 6 = 1.372), 1.345 at beta = 0.05.
-double acoustic_courant_limit(double beta);
+// Largest acoustic Courant number of one directional RK3 sweep with the 4th-order interpolation (or the
+// 6th-order centred acoustics of the 5th-order scheme) and miniWeather's hyperviscosity `beta`: the von
+// Neumann limit of the linear sweep. 4th order: 1.262 without hyperviscosity (RK3 on the imaginary axis
+// reaches sqrt(3); the interpolation's largest wavenumber response is max (8 sin k - sin 2k) / 6 = 1.372),
+// 1.345 at beta = 0.05.
+double acoustic_courant_limit(double beta, bool fifth_order = false);
 
 using BackgroundView = Kokkos::View<BackgroundPoint*>;
 

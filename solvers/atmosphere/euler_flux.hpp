@@ -1,9 +1,10 @@
 #pragma once
 // The arithmetic of the atmosphere's kernels, direction-generic: the flux of the four conserved
-// perturbation variables through one face (miniWeather's 4th-order reconstruction with
-// hyperviscosity, plus optional constant eddy viscosity and diffusivity), the pressure perturbation,
-// and the sound speed. Free host-device functions: the solver's kernels only set up the launch.
+// perturbation variables through one face (miniWeather's 4th-order reconstruction with hyperviscosity,
+// or WRF's 5th-order upwind advection with centred acoustic terms; optional constant eddy viscosity
+// and diffusivity), the pressure perturbation, the Rayleigh layer's relaxation, and the sound speed. Free host-device functions: the solver's kernels only set up the launch.
 #include "solvers/common/kokkos_math.hpp"
+#include "solvers/common/wrf_interpolation.hpp"
 
 namespace meridian::atmosphere {
 
@@ -33,19 +34,36 @@ struct BackgroundPoint {
   double rho, rho_theta, pressure;
 };
 
-// What a face's flux needs besides the state: the background at the face, the background of the two
-// cells beside it (for the viscous terms' theta perturbation), the hyperviscosity coefficient
-// (miniWeather's -beta h / (16 dt)), the spacing along the axis, the eddy viscosity and diffusivity,
-// and whether the face is a wall (no normal flow, no mass hyperviscosity, no viscous stress).
+// What a face's flux needs besides the state: the background at the face and at the six cells about it
+// (cell[s] is the cell s - 3 from the face's upper cell: cell[2] below the face, cell[3] above it; the
+// 4th-order flux reads cell[1] to cell[4] only), the hyperviscosity coefficient (miniWeather's
+// -beta h / (16 dt)), the spacing along the axis, the eddy viscosity and diffusivity, and whether the
+// face is a wall (no normal flow, no mass hyperviscosity, no viscous stress).
 struct FaceInputs {
   BackgroundPoint face;
-  double rho_below, rt_below, rho_above, rt_above;  // background of the cells on either side
+  BackgroundPoint cell[6];
   double hyperviscosity, spacing, viscosity, diffusivity;
   bool wall;
 };
 
+// The down-gradient fluxes rho nu du/dn, rho nu dw/dn and rho kappa dtheta'/dn through a face of
+// density `rho`, from the states of the two cells beside it; theta' is about the background, so a
+// stable stratification is not diffused.
+KOKKOS_FORCEINLINE_FUNCTION void add_viscous_flux(const double below[components], const double above[components],
+                                                  double rho, const FaceInputs& in, double flux[components]) {
+  const BackgroundPoint &b = in.cell[2], &a = in.cell[3];
+  const double rho_l = below[density] + b.rho, rho_r = above[density] + a.rho;
+  const double theta_l = (below[rho_theta] + b.rho_theta) / rho_l - b.rho_theta / b.rho;
+  const double theta_r = (above[rho_theta] + a.rho_theta) / rho_r - a.rho_theta / a.rho;
+  const double scale = rho / in.spacing;
+  flux[momentum_x] -= in.viscosity * scale * (above[momentum_x] / rho_r - below[momentum_x] / rho_l);
+  flux[momentum_z] -= in.viscosity * scale * (above[momentum_z] / rho_r - below[momentum_z] / rho_l);
+  flux[rho_theta] -= in.diffusivity * scale * (theta_r - theta_l);
+}
+
 // The flux through the face between the cell at `above` and the one a `stride` below it, along
-// `axis` (0: x, 1: the vertical), of the four components `component_stride` apart in memory.
+// `axis` (0: x, 1: the vertical), of the four components `component_stride` apart in memory:
+// miniWeather's, every component interpolated to the face at 4th order, the flux evaluated there.
 KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, long component_stride, int axis,
                                            const FaceInputs& in, double flux[components]) {
   double value[components], third_difference[components], below_cell[components], above_cell[components];
@@ -68,16 +86,48 @@ KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, lon
   flux[momentum_x] = rho * normal * u + (axis == 0 ? pressure : 0.0) - hv * third_difference[momentum_x];
   flux[momentum_z] = rho * normal * w + (axis == 1 ? pressure : 0.0) - hv * third_difference[momentum_z];
   flux[rho_theta] = rho * normal * theta - hv * third_difference[rho_theta];
+  if ((in.viscosity > 0 || in.diffusivity > 0) && !in.wall) add_viscous_flux(below_cell, above_cell, rho, in, flux);
+}
+
+// The same flux the WRF way: the mass flux through the face and the pressure perturbation there by the
+// 6th-order centred interpolation (the acoustic terms, whose waves run both ways), u, w and theta
+// carried by that mass flux at their 5th-order upwind face values (the advection), and miniWeather's
+// hyperviscosity from the four cells nearest the face. Reads three cells each way.
+KOKKOS_FORCEINLINE_FUNCTION void fifth_order_face_flux(const double* above, long stride, long component_stride,
+                                                       int axis, const FaceInputs& in, double flux[components]) {
+  double q[components][6], third_difference[components];
+  for (int c = 0; c < components; ++c) {
+    for (int s = 0; s < 6; ++s) q[c][s] = above[c * component_stride + (s - 3) * stride];
+    third_difference[c] = -q[c][1] + 3 * q[c][2] - 3 * q[c][3] + q[c][4];
+  }
+  const auto centred = [&](int c) {
+    return solvers::sixth_order_centred(q[c][0], q[c][1], q[c][2], q[c][3], q[c][4], q[c][5]);
+  };
+  // Cell values of the carried quantities: u, w and the full theta.
+  double carried[3][6];
+  for (int s = 0; s < 6; ++s) {
+    const double rho = q[density][s] + in.cell[s].rho;
+    carried[0][s] = q[momentum_x][s] / rho;
+    carried[1][s] = q[momentum_z][s] / rho;
+    carried[2][s] = (q[rho_theta][s] + in.cell[s].rho_theta) / rho;
+  }
+  const double mass_flux = in.wall ? 0.0 : centred(axis == 0 ? momentum_x : momentum_z);
+  const double sign = mass_flux > 0 ? 1.0 : -1.0;
+  double face_value[3];
+  for (int v = 0; v < 3; ++v)
+    face_value[v] = solvers::fifth_order_upwind(carried[v][0], carried[v][1], carried[v][2], carried[v][3],
+                                                carried[v][4], carried[v][5], sign);
+  const double pressure = pressure_perturbation(centred(rho_theta), in.face.rho_theta, in.face.pressure);
+  if (in.wall) third_difference[density] = 0;
+  const double hv = in.hyperviscosity;
+  flux[density] = mass_flux - hv * third_difference[density];
+  flux[momentum_x] = mass_flux * face_value[0] + (axis == 0 ? pressure : 0.0) - hv * third_difference[momentum_x];
+  flux[momentum_z] = mass_flux * face_value[1] + (axis == 1 ? pressure : 0.0) - hv * third_difference[momentum_z];
+  flux[rho_theta] = mass_flux * face_value[2] - hv * third_difference[rho_theta];
   if ((in.viscosity > 0 || in.diffusivity > 0) && !in.wall) {
-    // Down-gradient fluxes rho nu du/dn, rho nu dw/dn and rho kappa dtheta'/dn, from the two cells
-    // beside the face; theta' is about the background, so a stable stratification is not diffused.
-    const double rho_l = below_cell[density] + in.rho_below, rho_r = above_cell[density] + in.rho_above;
-    const double theta_l = (below_cell[rho_theta] + in.rt_below) / rho_l - in.rt_below / in.rho_below;
-    const double theta_r = (above_cell[rho_theta] + in.rt_above) / rho_r - in.rt_above / in.rho_above;
-    const double scale = rho / in.spacing;
-    flux[momentum_x] -= in.viscosity * scale * (above_cell[momentum_x] / rho_r - below_cell[momentum_x] / rho_l);
-    flux[momentum_z] -= in.viscosity * scale * (above_cell[momentum_z] / rho_r - below_cell[momentum_z] / rho_l);
-    flux[rho_theta] -= in.diffusivity * scale * (theta_r - theta_l);
+    double below_cell[components], above_cell[components];
+    for (int c = 0; c < components; ++c) below_cell[c] = q[c][2], above_cell[c] = q[c][3];
+    add_viscous_flux(below_cell, above_cell, centred(density) + in.face.rho, in, flux);
   }
 }
 

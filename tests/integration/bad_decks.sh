@@ -65,6 +65,11 @@ expect_rejected atmosphere_rayleigh_deeper_than_domain "atmosphere.rayleigh_dept
 [atmosphere]
 rayleigh_depth = 20000.0
 rayleigh_rate = 0.01"
+expect_rejected atmosphere_fifth_order_on_two_levels "mesh.ny" "$atmosphere
+[mesh]
+ny = 2
+[atmosphere]
+reconstruction = \"fifth_order_upwind\""
 expect_rejected atmosphere_domain_too_high "atmosphere.height" "$atmosphere
 [atmosphere]
 height = 40000.0"

@@ -20,6 +20,11 @@ meridian_on 2 run "$deck" "${settings[@]}" --set mesh.process_grid=[1,2,1] --out
 meridian_on 4 run "$deck" "${settings[@]}" --set mesh.process_grid=[2,2,1] --output "$work/atm4" > "$work/atm4.log"
 $compare "$work/atm1" "$work/atm2"
 $compare "$work/atm1" "$work/atm4"
+# WRF's 5th-order fluxes: a 3-cell halo, cut both ways.
+meridian_on 1 run "$deck" "${settings[@]}" --set atmosphere.reconstruction=\"fifth_order_upwind\" --output "$work/fifth1" > "$work/fifth1.log"
+meridian_on 4 run "$deck" "${settings[@]}" --set atmosphere.reconstruction=\"fifth_order_upwind\" \
+  --set mesh.process_grid=[2,2,1] --output "$work/fifth4" > "$work/fifth4.log"
+$compare "$work/fifth1" "$work/fifth4"
 deck="$SOURCE_DIR/configs/atmosphere/rising_thermal.toml"
 settings=(--set mesh.nx=48 --set mesh.ny=24 --set run.end_time=60 --set run.output_interval=30
           --set run.diagnostics_every=5 --set run.progress_every=1000)
