@@ -37,13 +37,13 @@ struct BackgroundPoint {
 // What a face's flux needs besides the state: the background at the face and at the six cells about it
 // (cell[s] is the cell s - 3 from the face's upper cell: cell[2] below the face, cell[3] above it; the
 // 4th-order flux reads cell[1] to cell[4] only), the hyperviscosity coefficient (miniWeather's
-// -beta h / (16 dt)), the spacing along the axis, the eddy viscosity and diffusivity, and whether the
-// face is a wall (no normal flow, no mass hyperviscosity, no viscous stress).
+// -beta h / (16 dt)), the spacing along the axis, and the eddy viscosity and diffusivity: the same for
+// a row of faces. The flux functions take besides whether the face is a wall (no normal flow, no mass
+// hyperviscosity, no viscous stress).
 struct FaceInputs {
   BackgroundPoint face;
   BackgroundPoint cell[6];
   double hyperviscosity, spacing, viscosity, diffusivity;
-  bool wall;
 };
 
 // The down-gradient fluxes rho nu du/dn, rho nu dw/dn and rho kappa dtheta'/dn through a face of
@@ -65,7 +65,7 @@ KOKKOS_FORCEINLINE_FUNCTION void add_viscous_flux(const double below[components]
 // `axis` (0: x, 1: the vertical), of the four components `component_stride` apart in memory:
 // miniWeather's, every component interpolated to the face at 4th order, the flux evaluated there.
 KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, long component_stride, int axis,
-                                           const FaceInputs& in, double flux[components]) {
+                                           const FaceInputs& in, bool wall, double flux[components]) {
   double value[components], third_difference[components], below_cell[components], above_cell[components];
   for (int c = 0; c < components; ++c) {
     const double* q = above + c * component_stride;
@@ -79,14 +79,14 @@ KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, lon
   const double u = value[momentum_x] / rho, w = value[momentum_z] / rho;
   const double theta = (value[rho_theta] + in.face.rho_theta) / rho;
   const double pressure = pressure_perturbation(value[rho_theta], in.face.rho_theta, in.face.pressure);
-  const double normal = in.wall ? 0.0 : (axis == 0 ? u : w);
-  if (in.wall) third_difference[density] = 0;  // no mass through a wall, from hyperviscosity either
+  const double normal = wall ? 0.0 : (axis == 0 ? u : w);
+  if (wall) third_difference[density] = 0;  // no mass through a wall, from hyperviscosity either
   const double hv = in.hyperviscosity;
   flux[density] = rho * normal - hv * third_difference[density];
   flux[momentum_x] = rho * normal * u + (axis == 0 ? pressure : 0.0) - hv * third_difference[momentum_x];
   flux[momentum_z] = rho * normal * w + (axis == 1 ? pressure : 0.0) - hv * third_difference[momentum_z];
   flux[rho_theta] = rho * normal * theta - hv * third_difference[rho_theta];
-  if ((in.viscosity > 0 || in.diffusivity > 0) && !in.wall) add_viscous_flux(below_cell, above_cell, rho, in, flux);
+  if ((in.viscosity > 0 || in.diffusivity > 0) && !wall) add_viscous_flux(below_cell, above_cell, rho, in, flux);
 }
 
 // The same flux the WRF way: the mass flux through the face and the pressure perturbation there by the
@@ -94,7 +94,8 @@ KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, lon
 // carried by that mass flux at their 5th-order upwind face values (the advection), and miniWeather's
 // hyperviscosity from the four cells nearest the face. Reads three cells each way.
 KOKKOS_FORCEINLINE_FUNCTION void fifth_order_face_flux(const double* above, long stride, long component_stride,
-                                                       int axis, const FaceInputs& in, double flux[components]) {
+                                                       int axis, const FaceInputs& in, bool wall,
+                                                       double flux[components]) {
   double q[components][6], third_difference[components];
   for (int c = 0; c < components; ++c) {
     for (int s = 0; s < 6; ++s) q[c][s] = above[c * component_stride + (s - 3) * stride];
@@ -111,20 +112,20 @@ KOKKOS_FORCEINLINE_FUNCTION void fifth_order_face_flux(const double* above, long
     carried[1][s] = q[momentum_z][s] / rho;
     carried[2][s] = (q[rho_theta][s] + in.cell[s].rho_theta) / rho;
   }
-  const double mass_flux = in.wall ? 0.0 : centred(axis == 0 ? momentum_x : momentum_z);
+  const double mass_flux = wall ? 0.0 : centred(axis == 0 ? momentum_x : momentum_z);
   const double sign = mass_flux > 0 ? 1.0 : -1.0;
   double face_value[3];
   for (int v = 0; v < 3; ++v)
     face_value[v] = solvers::fifth_order_upwind(carried[v][0], carried[v][1], carried[v][2], carried[v][3],
                                                 carried[v][4], carried[v][5], sign);
   const double pressure = pressure_perturbation(centred(rho_theta), in.face.rho_theta, in.face.pressure);
-  if (in.wall) third_difference[density] = 0;
+  if (wall) third_difference[density] = 0;
   const double hv = in.hyperviscosity;
   flux[density] = mass_flux - hv * third_difference[density];
   flux[momentum_x] = mass_flux * face_value[0] + (axis == 0 ? pressure : 0.0) - hv * third_difference[momentum_x];
   flux[momentum_z] = mass_flux * face_value[1] + (axis == 1 ? pressure : 0.0) - hv * third_difference[momentum_z];
   flux[rho_theta] = mass_flux * face_value[2] - hv * third_difference[rho_theta];
-  if ((in.viscosity > 0 || in.diffusivity > 0) && !in.wall) {
+  if ((in.viscosity > 0 || in.diffusivity > 0) && !wall) {
     double below_cell[components], above_cell[components];
     for (int c = 0; c < components; ++c) below_cell[c] = q[c][2], above_cell[c] = q[c][3];
     add_viscous_flux(below_cell, above_cell, centred(density) + in.face.rho, in, flux);
