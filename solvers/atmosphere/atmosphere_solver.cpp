@@ -663,7 +663,8 @@ std::string AtmosphereSolver::layout() const {
   std::ostringstream out;
   out << decomp_.size() << " ranks as " << decomp_.process_grid(0) << " (x) x " << decomp_.process_grid(1)
       << " (z), " << decomp_.global_cells(0) << " x " << decomp_.global_cells(1) << " cells of " << spacing_[0]
-      << " m x " << spacing_[1] << " m, 4th-order reconstruction, split RK3";
+      << " m x " << spacing_[1] << " m, " << (s_.fifth_order ? "WRF's 5th-order upwind" : "miniWeather's 4th-order")
+      << " fluxes, " << (s_.unsplit ? "unsplit" : "dimensionally split") << " RK3";
   return out.str();
 }
 
