@@ -14,7 +14,7 @@ const std::vector<SolverEntry>& registry() {
        advection::declare_keys, advection::validate, advection::build},
       {"atmosphere",
        "dry compressible Euler with gravity on a 2-D x-z slice about a discretely balanced hydrostatic "
-       "background (miniWeather's 4th-order scheme, split RK3)",
+       "background (miniWeather's 4th-order or WRF's 5th-order fluxes, RK3 split or unsplit)",
        atmosphere::declare_keys, atmosphere::validate, atmosphere::build},
       {"cfd_spectral", "pseudo-spectral incompressible Navier-Stokes on a periodic box (distributed FFT)",
        cfd::declare_keys, cfd::validate, cfd::build},
