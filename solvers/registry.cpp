@@ -1,6 +1,7 @@
 #include "solvers/registry.hpp"
 
 #include "solvers/advection/advection_solver.hpp"
+#include "solvers/atmosphere/atmosphere_solver.hpp"
 #include "solvers/cfd/projection_solver.hpp"
 #include "solvers/cfd/spectral_navier_stokes.hpp"
 #include "solvers/finance/monte_carlo_pricer.hpp"
@@ -11,6 +12,10 @@ const std::vector<SolverEntry>& registry() {
   static const std::vector<SolverEntry> entries{
       {"advection", "flux-form 5th-order upwind tracer transport with WRF RK3 and optional FCT",
        advection::declare_keys, advection::validate, advection::build},
+      {"atmosphere",
+       "dry compressible Euler with gravity on a 2-D x-z slice about a discretely balanced hydrostatic "
+       "background (miniWeather's 4th-order or WRF's 5th-order fluxes, RK3 split or unsplit)",
+       atmosphere::declare_keys, atmosphere::validate, atmosphere::build},
       {"cfd_spectral", "pseudo-spectral incompressible Navier-Stokes on a periodic box (distributed FFT)",
        cfd::declare_keys, cfd::validate, cfd::build},
       {"cfd_projection",

@@ -156,6 +156,12 @@ TEST_F(Allocations, NoneInsideSpectralSteps) {
                                 3);
 }
 
+TEST_F(Allocations, NoneInsideAtmosphereSteps) {
+  expect_no_allocation_in_steps("atmosphere", {"mesh.nx=40", "mesh.ny=20", "atmosphere.sides=\"wall\"",
+                                               "atmosphere.viscosity=75.0", "atmosphere.diffusivity=75.0"},
+                                3);
+}
+
 TEST_F(Allocations, NoneInsideMonteCarloSteps) {
   expect_no_allocation_in_steps("monte_carlo", {"finance.products=[\"european_call\", \"asian_arithmetic_call\"]",
                                                 "finance.steps=16", "finance.paths=10000000", "finance.block_size=512",

@@ -10,6 +10,7 @@
 #   cufft        a plain cuFFT 3-D r2c+c2r pair at 256^3 (the spectral ceiling)
 #   advection    4096^2 rotation and 256^3 uniform wind, one tracer: cell-updates/s, GB/s, share of copy
 #   spectral     Taylor-Green 256^3: s/step against the 18 r2c+c2r pairs of cuFFT a step makes
+#   atmosphere   miniWeather's thermal at 4096 x 2048, both flux schemes, 20 steps: cell-updates/s
 #   monte_carlo  1e8 paths of the 252-fixing arithmetic Asian, double precision: path-steps/s
 # Lines `ratio <case> <value>` are the figures against their ceilings. --dry-run runs what needs no GPU
 # (the bundle's libraries and launcher, the test list, the result parsing on a CPU run) and prints the
@@ -149,6 +150,19 @@ if gpu_stage spectral-256 50 meridian run "$decks/cfd/taylor_green_re1600.toml" 
       "$(awk -v s="$per_step" -v p="$fft_pair" 'BEGIN { printf "%.3f", s / (18 * p) }')"
   fi
 fi
+
+# The atmosphere: miniWeather's rising thermal at 4096 x 2048 cells (4.9 m), 20 steps of each flux scheme (6 RK3
+# stages a step, each a face-flux and a tendency kernel and a halo exchange of the four components).
+for scheme in fourth_order fifth_order_upwind; do
+  if gpu_stage "atmosphere-$scheme" 40 meridian run "$decks/atmosphere/rising_thermal.toml" --set mesh.nx=4096 \
+    --set mesh.ny=2048 --set run.max_steps=20 --set "atmosphere.reconstruction=\"$scheme\"" "${quiet[@]}" \
+    --output "$work/atmosphere-$scheme"; then
+    if figures=$(summary_figures "$out/atmosphere-$scheme.log"); then
+      read -r steps per_step rate <<<"$figures"
+      echo "atmosphere-$scheme 4096x2048: $steps steps, $per_step s/step, $rate cell-updates/s" >>"$results"
+    fi
+  fi
+done
 
 if gpu_stage monte-carlo-1e8 50 meridian run "$decks/finance/portfolio.toml" \
   --set 'finance.products=["asian_arithmetic_call"]' --set finance.greeks=false --set finance.steps=252 \

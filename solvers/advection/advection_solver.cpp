@@ -10,6 +10,7 @@
 #include "solvers/common/memory_budget.hpp"
 #include "solvers/common/precision.hpp"
 #include "solvers/common/team_shape.hpp"
+#include "solvers/common/wicker_skamarock.hpp"
 
 namespace meridian::advection {
 
@@ -542,18 +543,20 @@ void AdvectionSolver<Real>::fct_stage(const Field& out, const Field& in, double 
 
 template <class Real>
 void AdvectionSolver<Real>::step(double time, double dt) {
-  // Wicker-Skamarock RK3: each stage restarts from the old state q_.
+  // Wicker-Skamarock RK3: each stage restarts from the old state q_, the last one limited by FCT if asked.
   const Wind& wind = settings_.wind;
-  exchange_.exchange(q_);
-  rk_stage(stage_a_, q_, dt / 3, wind.time_factor(time));
-  exchange_.exchange(stage_a_);
-  rk_stage(stage_b_, stage_a_, dt / 2, wind.time_factor(time + dt / 3));
-  exchange_.exchange(stage_b_);
-  last_g_ = wind.time_factor(time + dt / 2);
-  if (settings_.limiter)
-    fct_stage(stage_a_, stage_b_, dt, last_g_);
-  else
-    rk_stage(stage_a_, stage_b_, dt, last_g_);
+  const Field* in = &q_;
+  const Field* out[solvers::wicker_skamarock_stages] = {&stage_a_, &stage_b_, &stage_a_};
+  for (int n = 0; n < solvers::wicker_skamarock_stages; ++n) {
+    const solvers::RkStage stage = solvers::wicker_skamarock_stage(n, dt);
+    exchange_.exchange(*in);
+    last_g_ = wind.time_factor(time + stage.time_offset);
+    if (n == solvers::wicker_skamarock_stages - 1 && settings_.limiter)
+      fct_stage(*out[n], *in, stage.dt, last_g_);
+    else
+      rk_stage(*out[n], *in, stage.dt, last_g_);
+    in = out[n];
+  }
   std::swap(q_, stage_a_);
 }
 

@@ -3,6 +3,7 @@
 // above it along an axis and that axis' index offsets (dk, dj, di).
 #include "mesh/field.hpp"
 #include "solvers/common/kokkos_math.hpp"
+#include "solvers/common/wrf_interpolation.hpp"
 
 namespace meridian::advection {
 
@@ -25,8 +26,7 @@ KOKKOS_FORCEINLINE_FUNCTION Real upwind_flux(const Real* above, long stride, Rea
   const Real q0 = above[0], qm1 = above[-stride], q1 = above[stride], qm2 = above[-2 * stride];
   const Real q2 = above[2 * stride], qm3 = above[-3 * stride];
   const Real sign = flux > 0 ? Real(1) : Real(-1);
-  const Real fifth = (Real(37) * (q0 + qm1) - Real(8) * (q1 + qm2) + (q2 + qm3) -
-                      sign * (Real(10) * (q0 - qm1) - Real(5) * (q1 - qm2) + (q2 - qm3))) * Real(1.0 / 60.0);
+  const Real fifth = solvers::fifth_order_upwind(qm3, qm2, qm1, q0, q1, q2, sign);
   const Real third =
       (Real(7) * (q0 + qm1) - (q1 + qm2) + sign * ((q1 - qm2) - Real(3) * (q0 - qm1))) * Real(1.0 / 12.0);
   const Real second = Real(0.5) * (q0 + qm1);

@@ -3,6 +3,7 @@
 // Gauss-Legendre quadrature so that finite-volume errors are measured against averages.
 #include <Kokkos_Core.hpp>
 
+#include "solvers/common/gauss_rule.hpp"
 #include "solvers/common/kokkos_math.hpp"
 
 namespace meridian::advection {
@@ -41,14 +42,6 @@ struct Shape {
   }
 };
 
-// Three-point Gauss-Legendre nodes on [-1/2, 1/2] and weights summing to one: exact for
-// polynomials of degree five, so cell averages of smooth fields carry a sixth-order error.
-struct GaussRule {
-  static constexpr int points = 3;
-  KOKKOS_INLINE_FUNCTION static double node(int n) {
-    return n == 0 ? -0.3872983346207417 : n == 1 ? 0.0 : 0.3872983346207417;
-  }
-  KOKKOS_INLINE_FUNCTION static double weight(int n) { return n == 1 ? 8.0 / 18.0 : 5.0 / 18.0; }
-};
+using solvers::GaussRule;
 
 }  // namespace meridian::advection

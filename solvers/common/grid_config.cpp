@@ -2,8 +2,24 @@
 
 namespace meridian::solvers {
 
+namespace {
+void declare_vertical_slice_keys(io::Schema& schema) {
+  using io::KeyType;
+  schema.add({"mesh", "nx", KeyType::integer, 100L, "cells", "cells along x (horizontal)", {}, 1, 1e9});
+  schema.add({"mesh", "ny", KeyType::integer, 50L, "cells",
+              "cells along the vertical z of the 2-D x-z slice (the mesh's second axis; the ground below it, a lid "
+              "above)",
+              {}, 1, 1e9});
+  auto& grid = schema.add({"mesh", "process_grid", KeyType::integer_list, std::vector<long>{0, 0, 0}, "ranks",
+                           "ranks along x, the vertical, and a third entry that must be 0 or 1; 0 lets MPI choose",
+                           {}, 0, 1e6});
+  grid.restart_may_change = true;
+}
+}  // namespace
+
 void declare_mesh_keys(io::Schema& schema, MeshKind kind) {
   using io::KeyType;
+  if (kind == MeshKind::vertical_slice) return declare_vertical_slice_keys(schema);
   schema.add({"mesh", "dimensions", KeyType::integer, 2L, "1", "2 for a square grid, 3 for a cube", {}, 2, 3});
   schema.add({"mesh", "nx", KeyType::integer, 64L, "cells", "cells along x", {}, 1, 1e9});
   schema.add({"mesh", "ny", KeyType::integer, 64L, "cells", "cells along y", {}, 1, 1e9});
@@ -42,6 +58,18 @@ mesh::GridSpec grid_spec(const io::Deck& deck, int halo_width) {
         deck.string("mesh", keys[axis]) == "open" ? mesh::Boundary::open : mesh::Boundary::periodic;
   const auto& grid = deck.integers("mesh", "process_grid");
   for (int axis = 0; axis < 3; ++axis) spec.process_grid[axis] = static_cast<int>(grid[axis]);
+  spec.halo_width = halo_width;
+  return spec;
+}
+
+mesh::GridSpec vertical_slice_spec(const io::Deck& deck, int halo_width, mesh::Boundary sides) {
+  mesh::GridSpec spec;
+  spec.dimensions = 2;
+  spec.cells = {deck.integer("mesh", "nx"), deck.integer("mesh", "ny"), 1};
+  const auto& grid = deck.integers("mesh", "process_grid");
+  if (grid.size() != 3) deck.fail("mesh", "process_grid", "expected three entries [x, z, 1]");
+  for (int axis = 0; axis < 3; ++axis) spec.process_grid[axis] = static_cast<int>(grid[axis]);
+  spec.boundary = {sides, mesh::Boundary::open, mesh::Boundary::periodic};
   spec.halo_width = halo_width;
   return spec;
 }

@@ -7,13 +7,18 @@
 
 namespace meridian::solvers {
 
-// Stencil solvers choose boundaries per axis; spectral ones are periodic on every axis.
-enum class MeshKind { stencil, spectral };
+// Stencil solvers choose boundaries per axis; spectral ones are periodic on every axis; a vertical
+// slice (the atmosphere) is a 2-D x-z grid whose second mesh axis is the vertical, bounded by the
+// ground and a lid, its side boundaries the solver's own choice.
+enum class MeshKind { stencil, spectral, vertical_slice };
 
 void declare_mesh_keys(io::Schema& schema, MeshKind kind);
 // Global cells (nx, ny, nz), checked against the dimensions and the process-grid shape.
 std::array<long, 3> grid_cells(const io::Deck& deck);
 // Reads [mesh]; `halo_width` is the solver's stencil need.
 mesh::GridSpec grid_spec(const io::Deck& deck, int halo_width);
+// Reads the [mesh] of a vertical slice: nx along x, ny along the vertical (mesh axis 1, open at the
+// ground and the lid), x periodic or bounded by walls (open) as `sides` says.
+mesh::GridSpec vertical_slice_spec(const io::Deck& deck, int halo_width, mesh::Boundary sides);
 
 }  // namespace meridian::solvers

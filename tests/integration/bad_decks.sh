@@ -67,6 +67,41 @@ ny = 65"
 expect_rejected zero_poisson_tolerance "projection.poisson_tolerance" "$projection
 [projection]
 poisson_tolerance = 0.0"
+atmosphere='[solver]
+kind = "atmosphere"
+'
+expect_rejected atmosphere_negative_temperature "atmosphere.surface_theta" "$atmosphere
+[atmosphere]
+surface_theta = -10.0"
+expect_rejected atmosphere_bubble_below_absolute_zero "negative absolute temperature" "$atmosphere
+[atmosphere]
+case = \"colliding_thermals\"
+surface_theta = 15.0"
+expect_rejected atmosphere_courant_above_limit "atmosphere.courant" "$atmosphere
+[atmosphere]
+courant = 1.4"
+expect_rejected atmosphere_fixed_dt_above_limit "atmosphere.dt" "$atmosphere
+[atmosphere]
+dt = 1.0"
+expect_rejected atmosphere_rayleigh_deeper_than_domain "atmosphere.rayleigh_depth" "$atmosphere
+[atmosphere]
+rayleigh_depth = 20000.0
+rayleigh_rate = 0.01"
+expect_rejected atmosphere_fifth_order_on_two_levels "mesh.ny" "$atmosphere
+[mesh]
+ny = 2
+[atmosphere]
+reconstruction = \"fifth_order_upwind\""
+expect_rejected atmosphere_domain_too_high "atmosphere.height" "$atmosphere
+[atmosphere]
+height = 40000.0"
+expect_rejected atmosphere_stratified_domain_too_high "cannot support" "$atmosphere
+[atmosphere]
+buoyancy_frequency = 0.01
+height = 38000.0"
+expect_rejected atmosphere_third_process_axis "mesh.process_grid" "$atmosphere
+[mesh]
+process_grid = [1, 1, 2]"
 expect_rejected typo_key "mesh.nxx" "$head
 [mesh]
 nxx = 64"

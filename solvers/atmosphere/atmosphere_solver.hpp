@@ -1,0 +1,105 @@
+#pragma once
+// The `atmosphere` solver kind: dry compressible Euler with gravity on a 2-D x-z slice, in flux form,
+// the state (rho', rho u, rho w, (rho theta)') a perturbation about a hydrostatic background that is
+// balanced at the discrete level (hydrostatic_background.hpp), p = c0 (rho theta)^gamma. miniWeather's
+// numerics (Norman, ORNL): 4th-order interpolation to the faces with hyperviscosity, the
+// Wicker-Skamarock RK3 in each direction, dimensional splitting whose order alternates every step (or
+// unsplit: both directions in every stage); optional constant eddy viscosity and diffusivity; free-slip
+// ground and lid, periodic or free-slip side walls; an optional Rayleigh layer below the lid. The
+// vertical is the mesh's second axis (mesh.ny cells).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/deck.hpp"
+#include "mesh/decomposition.hpp"
+#include "mesh/field.hpp"
+#include "mesh/halo_exchange.hpp"
+#include "solvers/atmosphere/euler_flux.hpp"
+#include "solvers/atmosphere/hydrostatic_background.hpp"
+#include "solvers/solver.hpp"
+
+namespace meridian::atmosphere {
+
+enum class Case { rest, thermal, colliding_thermals, density_current, gravity_wave };
+
+struct Settings {
+  mesh::GridSpec grid;
+  Case initial = Case::thermal;
+  Profile profile;
+  double width = 2.0e4, height = 1.0e4;  // m
+  double wind = 0;                        // m/s, uniform background u
+  double courant = 1.0;                   // acoustic, per direction
+  double fixed_dt = 0;                    // s; 0: from courant
+  double hyperviscosity = 0.05;           // miniWeather's beta
+  double viscosity = 0, diffusivity = 0;  // m^2/s
+  double rayleigh_depth = 0, rayleigh_rate = 0;  // m below the lid, 1/s at the lid
+  bool side_walls = false;
+  bool unsplit = false;                   // both directions in every RK3 stage
+  bool fifth_order = false;               // WRF's 5th-order upwind advection, 6th-order centred acoustics
+};
+
+void declare_keys(io::Schema& schema);
+void validate(const io::Deck& deck, MPI_Comm comm);
+std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm);
+
+// Largest acoustic Courant number of one directional RK3 sweep with the 4th-order interpolation (or the
+// 6th-order centred acoustics of the 5th-order scheme) and miniWeather's hyperviscosity `beta`: the von
+// Neumann limit of the linear sweep. 4th order: 1.262 without hyperviscosity (RK3 on the imaginary axis
+// reaches sqrt(3); the interpolation's largest wavenumber response is max (8 sin k - sin 2k) / 6 = 1.372),
+// 1.345 at beta = 0.05.
+double acoustic_courant_limit(double beta, bool fifth_order = false);
+
+using BackgroundView = Kokkos::View<BackgroundPoint*>;
+
+class AtmosphereSolver final : public solvers::Solver {
+ public:
+  AtmosphereSolver(const Settings& settings, MPI_Comm comm);
+
+  double stable_dt(double time) override;
+  void step(double time, double dt) override;
+  std::vector<solvers::Scalar> diagnostics(double time) override;
+  std::vector<solvers::Scalar> progress(double dt) const override;
+  double work_per_step() const override;
+  std::string work_unit() const override { return "cell-updates"; }
+  std::string layout() const override;
+  const std::vector<io::HostDataset>& output_fields() override;
+  const std::vector<io::HostDataset>& state() override;
+  std::vector<io::DatasetBox> state_layout() const override;
+  void restore(const std::vector<io::HostDataset>& state) override;
+  std::vector<solvers::Scalar> state_scalars() const override;
+  void restore_scalars(const std::vector<solvers::Scalar>& scalars) override;
+
+  const mesh::Decomposition& decomposition() const { return decomp_; }
+  // The discrete background: cells by halo-inclusive local vertical index, faces by interior-relative
+  // index (face k is the lower face of this rank's k-th cell).
+  const BackgroundView& background_cells() const { return cells_; }
+  const BackgroundView& background_faces() const { return faces_; }
+  double spacing(int axis) const { return spacing_[axis]; }
+  const mesh::Field& fields() const { return q_; }
+
+ private:
+  void sweep(int axis, double dt);
+  void stage(int axis, const mesh::Field& initial, const mesh::Field& forcing, const mesh::Field& out, double dt);
+  void tendencies(int axis, const mesh::Field& initial, const mesh::Field& forcing, const mesh::Field& out, double dt);
+  void unsplit_step(double dt);
+  void fill_halos(const mesh::Field& field);
+  void set_initial_state();
+  io::DatasetBox box(const std::string& name, const std::string& units) const;
+
+  Settings s_;
+  mesh::Decomposition decomp_;
+  mesh::HaloExchange exchange_;
+  std::array<double, 2> spacing_;
+  BackgroundView cells_, faces_;
+  Kokkos::View<const double*> rayleigh_rate_;  // 1/s by interior row
+  mesh::Field q_, stage_, second_stage_;  // the last only for the unsplit scheme
+  Kokkos::View<double***, mesh::Layout> flux_;  // (component, row, face) of the current sweep
+  mesh::Field::HostMirror q_host_;
+  bool x_first_ = true;     // the direction the next step sweeps first
+  double background_mass_ = 0, background_energy_ = 0;  // per metre along y
+  double last_rate_ = 0;    // max over cells of (|u| + c) / dx and (|w| + c) / dz, from stable_dt
+  std::vector<io::HostDataset> output_, staged_state_;
+};
+
+}  // namespace meridian::atmosphere

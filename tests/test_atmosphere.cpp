@@ -1,0 +1,366 @@
+// The atmosphere solver (solvers/atmosphere): its background is hydrostatic at the discrete level, so
+// a resting atmosphere stays at rest; it conserves mass to round-off; and miniWeather's own test of
+// the rising thermal (100 x 50 cells to 400 s: total energy change negative and at most 4.5e-5
+// relative, mass change at most 1e-13 relative) passes with miniWeather's scheme.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <memory>
+
+#include "deck_for_tests.hpp"
+#include "mesh/reductions.hpp"
+#include "solvers/atmosphere/atmosphere_solver.hpp"
+
+using namespace meridian;
+
+namespace {
+
+std::unique_ptr<atmosphere::AtmosphereSolver> build(const std::vector<std::string>& settings) {
+  auto solver = atmosphere::build(meridian::testing::deck_of("atmosphere", settings), MPI_COMM_WORLD);
+  return std::unique_ptr<atmosphere::AtmosphereSolver>(dynamic_cast<atmosphere::AtmosphereSolver*>(solver.release()));
+}
+
+std::map<std::string, double> diagnostics(atmosphere::AtmosphereSolver& s) {
+  std::map<std::string, double> out;
+  for (const auto& d : s.diagnostics(0)) out[d.name] = d.value;
+  return out;
+}
+
+// Runs to `end_time`, landing on it, or `steps` steps when end_time is 0; returns the steps taken.
+int run(atmosphere::AtmosphereSolver& s, double end_time, int steps = 0) {
+  double t = 0;
+  int n = 0;
+  while (end_time > 0 ? t < end_time : n < steps) {
+    double dt = s.stable_dt(t);
+    if (end_time > 0) dt = std::min(dt, end_time - t);
+    s.step(t, dt);
+    t = end_time > 0 && end_time - t <= dt ? end_time : t + dt;
+    ++n;
+  }
+  return n;
+}
+
+// miniWeather's total energy, as its reductions() sums it: rho (u^2 + w^2) + rho cv T over the
+// cells, without the half in the kinetic energy and without the potential energy.
+double miniweather_energy(const atmosphere::AtmosphereSolver& s) {
+  using namespace atmosphere;
+  const auto& d = s.decomposition();
+  const auto q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.fields());
+  const auto cells = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.background_cells());
+  const int h = d.halo(0);
+  double sum = 0;
+  for (long k = h; k < h + d.local_cells(1); ++k)
+    for (long i = h; i < h + d.local_cells(0); ++i) {
+      const double rho = q(density, 0, k, i) + cells(k).rho;
+      const double u = q(momentum_x, 0, k, i) / rho, w = q(momentum_z, 0, k, i) / rho;
+      const double theta = (q(rho_theta, 0, k, i) + cells(k).rho_theta) / rho;
+      const double p = c0 * std::pow(rho * theta, gamma_d);
+      const double temperature = theta / std::pow(p0 / p, rd / cp);
+      sum += (rho * (u * u + w * w) + rho * cv * temperature) * s.spacing(0) * s.spacing(1);
+    }
+  return mesh::global_sum(sum, d.comm());
+}
+
+// With every term on: walls, eddy viscosity and diffusivity, and a Rayleigh layer.
+const std::vector<std::string> stratified_at_rest{
+    "atmosphere.case=rest",         "atmosphere.buoyancy_frequency=0.01", "atmosphere.sides=wall",
+    "atmosphere.viscosity=75.0",    "atmosphere.diffusivity=75.0",        "atmosphere.rayleigh_depth=3000.0",
+    "atmosphere.rayleigh_rate=0.1", "mesh.nx=40",                         "mesh.ny=20"};
+
+}  // namespace
+
+// Checked directly on the stored background, for a neutral and a stratified profile, fine and coarse:
+// the relation the z-momentum equation drops when it subtracts the background. Each cell's density is
+// made from this very difference, so what is left is the rounding of one division and one product:
+// measured 1.8e-16 to 2.7e-16; the bound is the issue's.
+TEST(Atmosphere, BackgroundSatisfiesTheDiscreteHydrostaticRelation) {
+  for (const char* frequency : {"0.0", "0.01", "0.02"})
+    for (const char* cells : {"20", "500"}) {
+      auto s = build({"atmosphere.case=rest", std::string("atmosphere.buoyancy_frequency=") + frequency,
+                      std::string("mesh.ny=") + cells});
+      const auto faces = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s->background_faces());
+      const auto cell = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s->background_cells());
+      const int h = s->decomposition().halo(1);
+      const double dz = s->spacing(1);
+      double worst = 0;
+      for (long k = 0; k < s->decomposition().local_cells(1); ++k) {
+        const double weight = atmosphere::gravity * cell(h + k).rho;
+        const double residual = (faces(k + 1).pressure - faces(k).pressure) / dz + weight;
+        worst = std::max(worst, std::abs(residual) / weight);
+        // The faces' rho theta gives their pressure through the equation of state.
+        EXPECT_NEAR(atmosphere::c0 * std::pow(faces(k).rho_theta, atmosphere::gamma_d) / faces(k).pressure, 1.0, 1e-14);
+      }
+      worst = mesh::global_max(worst, MPI_COMM_WORLD);
+      std::cout << "  N = " << frequency << " 1/s, " << cells << " levels: worst relative residual " << worst << "\n";
+      EXPECT_LT(worst, 1e-12) << "N = " << frequency << ", " << cells << " cells";
+    }
+}
+
+// With the perturbation form about a balanced background every tendency of the rest state is zero;
+// a stratified atmosphere between walls, 1000 steps.
+TEST(Atmosphere, RestingAtmosphereStaysAtRestFor1000Steps) {
+  for (const char* reconstruction : {"fourth_order", "fifth_order_upwind"}) {
+    auto settings = stratified_at_rest;
+    settings.push_back(std::string("atmosphere.reconstruction=") + reconstruction);
+    auto s = build(settings);
+    run(*s, 0, 1000);
+    const auto d = diagnostics(*s);
+    EXPECT_LT(d.at("max_abs_w"), 1e-12) << reconstruction;
+    EXPECT_LT(std::abs(d.at("min_theta_perturbation")), 1e-12) << reconstruction;
+    EXPECT_LT(std::abs(d.at("max_theta_perturbation")), 1e-12) << reconstruction;
+  }
+}
+
+// miniWeather's test (its CMakeLists: check_output.sh mpi_test 1e-13 4.5e-5), with its energy and with
+// the full total energy (kinetic with its half, internal, potential), which the inviscid equations
+// conserve and the hyperviscosity can only lose.
+TEST(Atmosphere, ThermalKeepsMassAndLosesLessEnergyThanMiniWeathersBound) {
+  auto s = build({"atmosphere.case=thermal", "mesh.nx=100", "mesh.ny=50"});
+  const auto start = diagnostics(*s);
+  const double start_miniweather = miniweather_energy(*s);
+  const int steps = run(*s, 400.0);
+  const auto end = diagnostics(*s);
+  const double d_mass = (end.at("total_mass") - start.at("total_mass")) / start.at("total_mass");
+  const double d_te = (end.at("total_energy") - start.at("total_energy")) / start.at("total_energy");
+  const double d_te_miniweather = (miniweather_energy(*s) - start_miniweather) / start_miniweather;
+  std::cout << "  thermal 100 x 50 to 400 s in " << steps << " steps: d_mass " << d_mass << ", d_te " << d_te
+            << ", miniWeather's d_te " << d_te_miniweather << ", max |w| " << end.at("max_abs_w") << " m/s, theta' in ["
+            << end.at("min_theta_perturbation") << ", " << end.at("max_theta_perturbation") << "] K\n";
+  EXPECT_LT(std::abs(d_mass), 1e-13);
+  EXPECT_LT(d_te, 0);
+  EXPECT_LE(std::abs(d_te), 4.5e-5);
+  EXPECT_LT(d_te_miniweather, 0);
+  EXPECT_LE(std::abs(d_te_miniweather), 4.5e-5);
+  // The bubble rises: a few m/s of updraft after 400 s, and the perturbation stays near its 3 K.
+  EXPECT_GT(end.at("max_abs_w"), 1.0);
+  EXPECT_LT(end.at("max_theta_perturbation"), 3.0);
+}
+
+// Mass through walls on every side: the side walls' and the ground's fluxes of mass are zero, and
+// each interior face's flux leaves one cell for the next. Colliding thermals, 200 steps.
+TEST(Atmosphere, MassIsConservedBetweenWalls) {
+  auto s = build({"atmosphere.case=colliding_thermals", "atmosphere.sides=wall", "mesh.nx=40", "mesh.ny=20"});
+  const double start = diagnostics(*s).at("total_mass");
+  run(*s, 0, 200);
+  const auto end = diagnostics(*s);
+  EXPECT_LT(std::abs(end.at("total_mass") - start) / start, 1e-13);
+  EXPECT_GT(end.at("max_abs_w"), 1.0);
+}
+
+// The Courant limit a deck is held to: RK3's sqrt(3) over the 4th-order interpolation's largest response
+// 1.372 without hyperviscosity; miniWeather's beta = 0.05 widens it. (Measured on the thermal at 100 x 50
+// to 1000 s: max |w| 12.5 m/s at courant 1.3 and 1.4, 18 at 1.5, 83 at 1.7.)
+// With the 5th-order scheme the acoustic terms are 6th-order centred: sqrt(3) over their largest
+// response, max over k of (45 sin k - 9 sin 2k + sin 3k) / 30 = 1.586: 1.092, and 1.179 at beta = 0.05.
+TEST(Atmosphere, CourantLimitIsTheSweepsVonNeumannLimit) {
+  EXPECT_NEAR(atmosphere::acoustic_courant_limit(0.0), std::sqrt(3.0) / 1.3722, 2e-3);
+  EXPECT_NEAR(atmosphere::acoustic_courant_limit(0.05), 1.345, 2e-3);
+  double response = 0;
+  for (int m = 0; m <= 20000; ++m) {
+    const double k = 3.141592653589793 * m / 20000;
+    response = std::max(response, (45 * std::sin(k) - 9 * std::sin(2 * k) + std::sin(3 * k)) / 30);
+  }
+  EXPECT_NEAR(atmosphere::acoustic_courant_limit(0.0, true), std::sqrt(3.0) / response, 2e-3);
+  EXPECT_NEAR(atmosphere::acoustic_courant_limit(0.05, true), 1.179, 2e-3);
+}
+
+namespace {
+// Row `k` (global vertical index) of output field `field` on every rank.
+std::vector<double> global_row(atmosphere::AtmosphereSolver& s, int field, long k) {
+  const auto& d = s.decomposition();
+  std::vector<double> row(d.global_cells(0), 0.0);
+  const auto& values = s.output_fields().at(field).values;
+  const long local = k - d.offset(1);
+  if (local >= 0 && local < d.local_cells(1))
+    for (long i = 0; i < d.local_cells(0); ++i) row[d.offset(0) + i] = values[local * d.local_cells(0) + i];
+  // Each column comes from the one rank that holds it; the others add zeros, so the sum is exact.
+  MPI_Allreduce(MPI_IN_PLACE, row.data(), static_cast<int>(row.size()), MPI_DOUBLE, MPI_SUM, d.comm());
+  return row;
+}
+
+constexpr int theta_field = 0;  // output_fields(): theta', u, w, p', rho'
+}  // namespace
+
+// Straka et al. (1993) at 200 m, a quarter of the shipped deck's cells: the front (the -1 K contour of
+// theta' at the ground, interpolated between cell centres) after 900 s, and the coldest theta'. Straka's
+// converged 25 m solution has the front about 15.5 km from the centre and theta' at about -9.8 K; coarser
+// grids are slower and colder (measured here, 4th order: 14.90 km and -10.24 K at 200 m, 15.24 km and
+// -10.07 K at 100 m; 5th order: 14.86 km and -9.66 K at 200 m). Bounds of 1 km and 1 K about those catch a broken viscosity, wall or buoyancy term, not the
+// last per cent (the table comparison at Straka's resolutions is still to come). The two fronts mirror
+// each other about the centre to round-off.
+TEST(AtmosphereCases, DensityCurrentFrontAfter900sIsNearStrakas) {
+  for (const char* reconstruction : {"fourth_order", "fifth_order_upwind"}) {
+    auto s = build({"atmosphere.case=density_current", "atmosphere.width=51200.0", "atmosphere.height=6400.0",
+                    "atmosphere.sides=wall", "atmosphere.viscosity=75.0", "atmosphere.diffusivity=75.0", "mesh.nx=256",
+                    "mesh.ny=32", std::string("atmosphere.reconstruction=") + reconstruction});
+    run(*s, 900.0);
+    const std::vector<double> ground = global_row(*s, theta_field, 0);
+    const double dx = s->spacing(0), centre = 25600;
+    double right = 0, left = 0;
+    for (std::size_t i = 0; i + 1 < ground.size(); ++i) {
+      const double a = ground[i], b = ground[i + 1], x = (i + 0.5) * dx;
+      if (a <= -1 && b > -1) right = x + dx * (-1 - a) / (b - a);
+      if (a > -1 && b <= -1 && left == 0) left = x + dx * (-1 - a) / (b - a);
+    }
+    const auto d = diagnostics(*s);
+    std::cout << "  density current 200 m, " << reconstruction << ", at 900 s: front " << right - centre
+              << " m from the centre (left " << centre - left << "), min theta' " << d.at("min_theta_perturbation")
+              << " K, max |w| " << d.at("max_abs_w") << " m/s\n";
+    EXPECT_NEAR(right - centre, 15000, 1000) << reconstruction;
+    EXPECT_NEAR(centre - left, right - centre, 1e-6) << reconstruction;
+    EXPECT_NEAR(d.at("min_theta_perturbation"), -9.8, 1.0) << reconstruction;
+  }
+}
+
+// Skamarock & Klemp (1994) at 1 km: the linear waves split symmetrically about the point the wind has
+// carried the perturbation to, x = 100 km + 20 m/s x 3000 s = 160 km, with theta' of a few 1e-3 K
+// (their figure: about -0.0015 to 0.0028 K; measured here at 500 m: -0.00142 to 0.00274 K, symmetric to
+// 0.6% of the maximum). Mid-level, 3000 s.
+TEST(AtmosphereCases, GravityWaveSplitsSymmetricallyDownstream) {
+  auto s = build({"atmosphere.case=gravity_wave", "atmosphere.width=300000.0", "atmosphere.height=10000.0",
+                  "atmosphere.buoyancy_frequency=0.01", "atmosphere.wind=20.0", "mesh.nx=300", "mesh.ny=10"});
+  run(*s, 3000.0);
+  const std::vector<double> mid = global_row(*s, theta_field, 5);
+  const long n = static_cast<long>(mid.size());
+  double largest = 0, asymmetry = 0, smallest = 0;
+  for (long i = 0; i < n; ++i) {
+    // Cell centres (i + 0.5) km mirror about 160 km onto cell 319 - i.
+    asymmetry = std::max(asymmetry, std::abs(mid[i] - mid[((319 - i) % n + n) % n]));
+    largest = std::max(largest, mid[i]);
+    smallest = std::min(smallest, mid[i]);
+  }
+  std::cout << "  gravity wave 1 km at 3000 s: theta' at mid-level in [" << smallest << ", " << largest
+            << "] K, asymmetry about 160 km " << asymmetry << " K\n";
+  EXPECT_LT(asymmetry, 0.05 * largest);
+  EXPECT_GT(largest, 0.0015);
+  EXPECT_LT(largest, 0.004);
+  EXPECT_LT(smallest, -0.0005);
+}
+
+// miniWeather itself (github.com/mrnorman/miniWeather 7bfd5b4, c/miniWeather_mpi.cpp built with its test's
+// settings NX=100 NZ=50 SIM_TIME=400 DATA_SPEC_THERMAL and a stand-in for PnetCDF, a max |w| and theta'
+// printout added) at its fixed dt = min(dx, dz) / 450 m/s x 1.5 = 2/3 s, 600 steps: d_te = -4.141519e-05,
+// d_mass -2e-14, max |w| = 13.803051 m/s, theta' in [-0.090938, 2.871216] K. The same scheme and step
+// here differ in the background's cells only (each cell's density here balances its face pressures;
+// miniWeather's is the quadrature average of the profile, equal to truncation error).
+TEST(Atmosphere, ThermalMatchesMiniWeatherAtItsTimeStep) {
+  auto s = build({"atmosphere.case=thermal", "mesh.nx=100", "mesh.ny=50", "atmosphere.dt=0.6666666666666666"});
+  const double start = miniweather_energy(*s);
+  EXPECT_EQ(run(*s, 400.0), 600);
+  const auto end = diagnostics(*s);
+  const double d_te = (miniweather_energy(*s) - start) / start;
+  std::cout << std::setprecision(10) << "  thermal at miniWeather's dt: d_te " << d_te << " (miniWeather -4.141519e-05), max |w| "
+            << end.at("max_abs_w") << " (13.803051), theta' in [" << end.at("min_theta_perturbation") << ", "
+            << end.at("max_theta_perturbation") << "] ([-0.090938, 2.871216])\n"
+            << std::setprecision(6);
+  // Measured: d_te within 1.6e-5 of miniWeather's (relative), max |w| within 8e-5 m/s, theta' within 2e-5 K;
+  // bounds about ten times those.
+  EXPECT_NEAR(d_te, -4.141519e-05, 2e-4 * 4.141519e-05);
+  EXPECT_NEAR(end.at("max_abs_w"), 13.803051, 1e-3);
+  EXPECT_NEAR(end.at("min_theta_perturbation"), -0.090938, 2e-4);
+  EXPECT_NEAR(end.at("max_theta_perturbation"), 2.871216, 2e-4);
+}
+
+// The Rayleigh layer takes out what reaches the lid: Skamarock & Klemp's waves at 1 km with the top 4 km
+// relaxed at up to 0.05 1/s keep less vertical motion in the layer's top half after 3000 s than without.
+TEST(AtmosphereCases, RayleighLayerDampsTheWavesBelowTheLid) {
+  double top_w[2];
+  for (int with_layer = 0; with_layer < 2; ++with_layer) {
+    std::vector<std::string> settings{"atmosphere.case=gravity_wave", "atmosphere.width=300000.0",
+                                      "atmosphere.height=10000.0",    "atmosphere.buoyancy_frequency=0.01",
+                                      "atmosphere.wind=20.0",         "mesh.nx=300",
+                                      "mesh.ny=10"};
+    if (with_layer) settings.insert(settings.end(), {"atmosphere.rayleigh_depth=4000.0", "atmosphere.rayleigh_rate=0.05"});
+    auto s = build(settings);
+    run(*s, 3000.0);
+    top_w[with_layer] = 0;
+    for (long k = 8; k < 10; ++k)
+      for (double w : global_row(*s, 2, k)) top_w[with_layer] = std::max(top_w[with_layer], std::abs(w));
+  }
+  std::cout << "  gravity wave, max |w| in the top 2 km: " << top_w[0] << " m/s without the layer, " << top_w[1]
+            << " with it\n";
+  EXPECT_LT(top_w[1], 0.5 * top_w[0]);
+}
+
+// The unsplit scheme (both directions in every stage, dt from the sum of the directions' Courant
+// numbers, so twice the steps here) on miniWeather's thermal: mass to round-off, an energy loss within
+// miniWeather's bound, and the same bubble as the split scheme (measured: max |w| 13.80 against 13.88 m/s,
+// theta' max 2.75 against 2.84 K: twice the steps apply the per-stage hyperviscosity twice as often).
+TEST(Atmosphere, UnsplitThermalAgreesWithTheSplitOne) {
+  double max_w[2];
+  for (int unsplit = 0; unsplit < 2; ++unsplit) {
+    auto s = build({"atmosphere.case=thermal", "mesh.nx=100", "mesh.ny=50",
+                    std::string("atmosphere.splitting=") + (unsplit ? "unsplit" : "alternating")});
+    const auto start = diagnostics(*s);
+    run(*s, 400.0);
+    const auto end = diagnostics(*s);
+    const double d_te = (end.at("total_energy") - start.at("total_energy")) / start.at("total_energy");
+    EXPECT_LT(std::abs(end.at("total_mass") - start.at("total_mass")) / start.at("total_mass"), 1e-13);
+    EXPECT_LT(d_te, 0);
+    EXPECT_LE(std::abs(d_te), 4.5e-5);
+    max_w[unsplit] = end.at("max_abs_w");
+  }
+  EXPECT_NEAR(max_w[1], max_w[0], 0.02 * max_w[0]);
+}
+
+// WRF's 5th-order upwind advection with 6th-order centred acoustics on miniWeather's thermal: mass to
+// round-off, energy lost within miniWeather's bound, and the bubble of the 4th-order scheme (measured:
+// max |w| 13.866 against 13.879 m/s, theta' max 2.80 against 2.84 K, d_te -5.60e-7 against -5.58e-7).
+TEST(Atmosphere, FifthOrderThermalAgreesWithTheFourthOrderOne) {
+  double max_w[2];
+  for (int fifth = 0; fifth < 2; ++fifth) {
+    auto s = build({"atmosphere.case=thermal", "mesh.nx=100", "mesh.ny=50",
+                    std::string("atmosphere.reconstruction=") + (fifth ? "fifth_order_upwind" : "fourth_order")});
+    const auto start = diagnostics(*s);
+    run(*s, 400.0);
+    const auto end = diagnostics(*s);
+    const double d_te = (end.at("total_energy") - start.at("total_energy")) / start.at("total_energy");
+    EXPECT_LT(std::abs(end.at("total_mass") - start.at("total_mass")) / start.at("total_mass"), 1e-13);
+    EXPECT_LT(d_te, 0);
+    EXPECT_LE(std::abs(d_te), 4.5e-5);
+    max_w[fifth] = end.at("max_abs_w");
+  }
+  EXPECT_NEAR(max_w[1], max_w[0], 0.01 * max_w[0]);
+}
+
+// Self-convergence on Skamarock & Klemp's wave, to 1000 s on 2 km, 1 km and 500 m grids (5, 10 and 20
+// levels): the l1 difference of theta' between a grid and the next finer one, averaged onto the coarser
+// cells, falls at second order (measured 2.23; with 1200 x 40 cells too the next order is 2.52). Without
+// hyperviscosity: miniWeather's removes a fixed fraction of the third difference every step, whatever dt,
+// so its damping grows with the number of steps and it limits the order to about 1.6 here.
+TEST(AtmosphereCases, GravityWaveConvergesAtSecondOrderWithoutHyperviscosity) {
+  std::vector<std::vector<double>> theta;  // each grid's theta', rows of nx from the ground up
+  std::vector<long> columns;
+  for (long n : {150L, 300L, 600L}) {
+    auto s = build({"atmosphere.case=gravity_wave", "atmosphere.width=300000.0", "atmosphere.height=10000.0",
+                    "atmosphere.buoyancy_frequency=0.01", "atmosphere.wind=20.0", "atmosphere.hyperviscosity=0.0",
+                    "mesh.nx=" + std::to_string(n), "mesh.ny=" + std::to_string(n / 30)});
+    run(*s, 1000.0);
+    std::vector<double> field;
+    for (long k = 0; k < n / 30; ++k) {
+      const auto row = global_row(*s, theta_field, k);
+      field.insert(field.end(), row.begin(), row.end());
+    }
+    theta.push_back(field);
+    columns.push_back(n);
+  }
+  double difference[2];
+  for (int g = 0; g < 2; ++g) {
+    const long nx = columns[g], nz = nx / 30, fine = columns[g + 1];
+    double sum = 0;
+    for (long k = 0; k < nz; ++k)
+      for (long i = 0; i < nx; ++i) {
+        const auto at = [&](long kk, long ii) { return theta[g + 1][kk * fine + ii]; };
+        const double average =
+            0.25 * (at(2 * k, 2 * i) + at(2 * k, 2 * i + 1) + at(2 * k + 1, 2 * i) + at(2 * k + 1, 2 * i + 1));
+        sum += std::abs(theta[g][k * nx + i] - average);
+      }
+    difference[g] = sum / static_cast<double>(nx * nz);
+  }
+  const double order = std::log2(difference[0] / difference[1]);
+  std::cout << "  gravity wave without hyperviscosity: l1 differences " << difference[0] << ", " << difference[1]
+            << " K, order " << order << "\n";
+  EXPECT_GT(order, 1.8);
+}
