@@ -235,6 +235,10 @@ def report_periodic(args, runs):
               f"maxima over t = {start:.4g} .. {end:.4g} (the last {args.periods} full periods); "
               f"f = {result['frequency']:.5g} (FFT {result['fft_frequency']:.5g})")
         table([compare(name, value, args.case.intervals[name]) for name, value in values.items()])
+        last = (series["time"] >= start) & (series["time"] <= end)
+        lift = series[LIFT][last]
+        print(f"  c_L over the same periods: min {lift.min():.5f}, mean {lift.mean():+.5f}, "
+              f"half the peak-to-peak {0.5 * (lift.max() - lift.min()):.5f} (a symmetric body sheds with mean ~0)")
         print("  largest c_L of each period after the transient: "
               + ", ".join(f"{peak:.4f}" for peak in period_maxima(series, args.transient)))
 
