@@ -3,8 +3,8 @@
 # icoFoam, on the same N x N cells, at the same Courant number, one process each, run one after the other.
 #
 # Meridian: configs/cfd/lid_driven_cavity_re100.toml (unit square, lid speed 1, nu = 0.01) on N^2, Courant
-# number COURANT (dt = COURANT h / max(|u| + |v|), at most AB2's viscous limit, which is what sets dt at
-# 64^2 and finer), to END_TIME, fields every OUTPUT_EVERY, no checkpoint.
+# number COURANT (dt = COURANT / max(sum |u_a| / h_a), the lid speed on the first step; Crank-Nicolson
+# viscosity has no viscous limit), to END_TIME, fields every OUTPUT_EVERY, no checkpoint.
 # icoFoam: its cavity tutorial (side 0.1 m, lid 1 m/s; the tutorial's nu = 0.01 is Re 10, so nu = 0.001 for
 # Re 100) on N x N x 1 cells, its own schemes and solvers (PISO, 2 correctors; U to 1e-5, p to 1e-6), the fixed
 # dt = COURANT h / U (Courant number COURANT for the lid speed), to END_TIME L/U = END_TIME x 0.1 s, ASCII
