@@ -64,13 +64,7 @@ tutorial=${OPENFOAM_CAVITY:-/usr/share/doc/openfoam-examples/examples/incompress
 deck="$repo_root/configs/cfd/lid_driven_cavity_re100.toml"
 compare=("$repo_root/bench/cavity_compare.py" --tolerance "$tolerance")
 
-python=""
-for candidate in /usr/bin/python3 python3; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c 'import h5py, matplotlib' 2>/dev/null; then
-    python=$candidate
-    break
-  fi
-done
+python=$(bench_python h5py matplotlib)
 [[ -n $python ]] || { echo "$bench_name: no Python with h5py and matplotlib found" >&2; exit 1; }
 export MPLCONFIGDIR=$work_dir/matplotlib
 

@@ -76,6 +76,19 @@ bench_binary() {
 }
 
 # bench_fail_with_log MESSAGE LOG: prints MESSAGE and the end of LOG, then exits.
+# bench_python MODULE...: prints the first interpreter that imports every MODULE (Debian's /usr/bin/python3
+# first: the python3 on PATH here does not see Debian's python3-* packages), or nothing.
+bench_python() {
+  local imports candidate
+  imports=$(IFS=,; echo "$*")
+  for candidate in /usr/bin/python3 python3; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c "import $imports" 2>/dev/null; then
+      echo "$candidate"
+      return
+    fi
+  done
+}
+
 bench_fail_with_log() {
   echo "$bench_name: $1" >&2
   tail -n 20 "$2" >&2

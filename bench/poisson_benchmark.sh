@@ -55,13 +55,7 @@ awk '$1 == "solve" {
     printf "ratio poisson-multigrid-iterations-spread %d\n", most["multigrid"] - fewest["multigrid"]
   }' "$solves" | sort
 
-python=""
-for candidate in /usr/bin/python3 python3; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c 'import matplotlib' 2>/dev/null; then
-    python=$candidate
-    break
-  fi
-done
+python=$(bench_python matplotlib)
 if [[ -z $python ]]; then
   echo "plot skipped: no Python with matplotlib found"
   exit 0
