@@ -3,7 +3,8 @@
 // (the spectral solver reproduces it exactly, so this is also its decay to the discretisation error); the
 // vortex in each plane of a 3-D box; plane Poiseuille flow between walls, explicit and Crank-Nicolson,
 // converges at second order to the parabola (the mirror ghost of a wall between u nodes is second order,
-// not exact); a channel with parabolic inflow and outflow keeps the profile and its mass flux; the 128^2
+// not exact); a channel with parabolic inflow and outflow keeps the profile and its mass flux, one with
+// free-slip walls a uniform stream through a convective outflow; the 128^2
 // lid-driven cavity at Re 100 and 1000 against Ghia, Ghia & Shin (1982). Bodies: tests/integration/
 // schaefer_turek.sh.
 #include <gtest/gtest.h>
@@ -204,6 +205,37 @@ TEST(MacProjection, ChannelWithParabolicInflowAndOutflowKeepsThePoiseuilleProfil
     EXPECT_NEAR(out, in, 1e-9);
   }
   EXPECT_GT(order(errors[0], errors[1]), 1.8) << errors[0] << " -> " << errors[1];
+}
+
+// A uniform stream through a channel with free-slip walls, entering at x = 0 and leaving by the convective
+// outflow at x = 4, from rest: it is the exact steady state of the discrete equations, u = U, v = 0, and
+// the run reaches it to the solver tolerance.
+TEST(MacProjection, UniformStreamBetweenFreeSlipWallsStaysUniform) {
+  mesh::GridSpec grid = square(16, mesh::Boundary::open, mesh::Boundary::open);
+  grid.cells[0] = 64;
+  cfd::MacSettings settings;
+  settings.length = {4, 1, 1}, settings.viscosity = 0.05, settings.viscous = cfd::ViscousScheme::crank_nicolson;
+  settings.poisson.tolerance = 1e-12;
+  settings.boundaries.face[0] = {cfd::FaceKind::inflow, cfd::FaceKind::outflow};
+  settings.boundaries.face[1] = {cfd::FaceKind::free_slip, cfd::FaceKind::free_slip};
+  settings.boundaries.inflow_velocity = 1, settings.boundaries.inflow_ramp_time = 0.5;
+  settings.boundaries.outflow = cfd::OutflowKind::convective;
+  cfd::MacProjection s(grid, settings, MPI_COMM_WORLD);
+  const Profile zero = [](double, double) { return 0.0; };
+  set(s, zero, zero, zero);
+  for (double t = 0; t < 2;) {
+    const double dt = s.stable_dt(0.5);
+    s.step(t, dt);
+    t += dt;
+  }
+  EXPECT_LT(u_error(s, [](double, double) { return 1.0; }), 1e-9);
+  const auto& d = s.decomposition();
+  const int lo = cfd::MacProjection::halo_width;
+  const auto vel = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.velocity());
+  double v = 0;
+  for (long j = 0; j < d.local_cells(1); ++j)
+    for (long i = 0; i < d.local_cells(0); ++i) v = std::max(v, std::abs(vel(1, 0, j + lo, i + lo)));
+  EXPECT_LT(mesh::global_max(v, d.comm()), 1e-9);
 }
 
 // The 2-D Taylor-Green vortex in each coordinate plane of a 3-D periodic box, uniform along the third axis:
