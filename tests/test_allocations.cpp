@@ -157,8 +157,15 @@ TEST_F(Allocations, NoneInsideSpectralSteps) {
 }
 
 TEST_F(Allocations, NoneInsideAtmosphereSteps) {
-  expect_no_allocation_in_steps("atmosphere", {"mesh.nx=40", "mesh.ny=20", "atmosphere.sides=\"wall\"",
+  expect_no_allocation_in_steps("atmosphere", {"mesh.nx=40", "mesh.nz=20", "atmosphere.sides=\"wall\"",
                                                "atmosphere.viscosity=75.0", "atmosphere.diffusivity=75.0"},
+                                3);
+}
+
+TEST_F(Allocations, NoneInsideThreeDimensionalAtmosphereSteps) {
+  expect_no_allocation_in_steps("atmosphere", {"mesh.dimensions=3", "mesh.nx=8", "mesh.ny=8", "mesh.nz=8",
+                                               "atmosphere.sides=\"wall\"", "atmosphere.viscosity=75.0",
+                                               "atmosphere.diffusivity=75.0"},
                                 3);
 }
 

@@ -67,7 +67,7 @@ double miniweather_energy(const atmosphere::AtmosphereSolver& s) {
 const std::vector<std::string> stratified_at_rest{
     "atmosphere.case=rest",         "atmosphere.buoyancy_frequency=0.01", "atmosphere.sides=wall",
     "atmosphere.viscosity=75.0",    "atmosphere.diffusivity=75.0",        "atmosphere.rayleigh_depth=3000.0",
-    "atmosphere.rayleigh_rate=0.1", "mesh.nx=40",                         "mesh.ny=20"};
+    "atmosphere.rayleigh_rate=0.1", "mesh.nx=40",                         "mesh.nz=20"};
 
 }  // namespace
 
@@ -79,7 +79,7 @@ TEST(Atmosphere, BackgroundSatisfiesTheDiscreteHydrostaticRelation) {
   for (const char* frequency : {"0.0", "0.01", "0.02"})
     for (const char* cells : {"20", "500"}) {
       auto s = build({"atmosphere.case=rest", std::string("atmosphere.buoyancy_frequency=") + frequency,
-                      std::string("mesh.ny=") + cells});
+                      std::string("mesh.nz=") + cells});
       const auto faces = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s->background_faces());
       const auto cell = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s->background_cells());
       const int h = s->decomposition().halo(1);
@@ -117,7 +117,7 @@ TEST(Atmosphere, RestingAtmosphereStaysAtRestFor1000Steps) {
 // the full total energy (kinetic with its half, internal, potential), which the inviscid equations
 // conserve and the hyperviscosity can only lose.
 TEST(Atmosphere, ThermalKeepsMassAndLosesLessEnergyThanMiniWeathersBound) {
-  auto s = build({"atmosphere.case=thermal", "mesh.nx=100", "mesh.ny=50"});
+  auto s = build({"atmosphere.case=thermal", "mesh.nx=100", "mesh.nz=50"});
   const auto start = diagnostics(*s);
   const double start_miniweather = miniweather_energy(*s);
   const int steps = run(*s, 400.0);
@@ -141,7 +141,7 @@ TEST(Atmosphere, ThermalKeepsMassAndLosesLessEnergyThanMiniWeathersBound) {
 // Mass through walls on every side: the side walls' and the ground's fluxes of mass are zero, and
 // each interior face's flux leaves one cell for the next. Colliding thermals, 200 steps.
 TEST(Atmosphere, MassIsConservedBetweenWalls) {
-  auto s = build({"atmosphere.case=colliding_thermals", "atmosphere.sides=wall", "mesh.nx=40", "mesh.ny=20"});
+  auto s = build({"atmosphere.case=colliding_thermals", "atmosphere.sides=wall", "mesh.nx=40", "mesh.nz=20"});
   const double start = diagnostics(*s).at("total_mass");
   run(*s, 0, 200);
   const auto end = diagnostics(*s);
@@ -194,7 +194,7 @@ TEST(AtmosphereCases, DensityCurrentFrontAfter900sIsNearStrakas) {
   for (const char* reconstruction : {"fourth_order", "fifth_order_upwind"}) {
     auto s = build({"atmosphere.case=density_current", "atmosphere.width=51200.0", "atmosphere.height=6400.0",
                     "atmosphere.sides=wall", "atmosphere.viscosity=75.0", "atmosphere.diffusivity=75.0", "mesh.nx=256",
-                    "mesh.ny=32", std::string("atmosphere.reconstruction=") + reconstruction});
+                    "mesh.nz=32", std::string("atmosphere.reconstruction=") + reconstruction});
     run(*s, 900.0);
     const std::vector<double> ground = global_row(*s, theta_field, 0);
     const double dx = s->spacing(0), centre = 25600;
@@ -220,7 +220,7 @@ TEST(AtmosphereCases, DensityCurrentFrontAfter900sIsNearStrakas) {
 // 0.6% of the maximum). Mid-level, 3000 s.
 TEST(AtmosphereCases, GravityWaveSplitsSymmetricallyDownstream) {
   auto s = build({"atmosphere.case=gravity_wave", "atmosphere.width=300000.0", "atmosphere.height=10000.0",
-                  "atmosphere.buoyancy_frequency=0.01", "atmosphere.wind=20.0", "mesh.nx=300", "mesh.ny=10"});
+                  "atmosphere.buoyancy_frequency=0.01", "atmosphere.wind=20.0", "mesh.nx=300", "mesh.nz=10"});
   run(*s, 3000.0);
   const std::vector<double> mid = global_row(*s, theta_field, 5);
   const long n = static_cast<long>(mid.size());
@@ -246,7 +246,7 @@ TEST(AtmosphereCases, GravityWaveSplitsSymmetricallyDownstream) {
 // here differ in the background's cells only (each cell's density here balances its face pressures;
 // miniWeather's is the quadrature average of the profile, equal to truncation error).
 TEST(Atmosphere, ThermalMatchesMiniWeatherAtItsTimeStep) {
-  auto s = build({"atmosphere.case=thermal", "mesh.nx=100", "mesh.ny=50", "atmosphere.dt=0.6666666666666666"});
+  auto s = build({"atmosphere.case=thermal", "mesh.nx=100", "mesh.nz=50", "atmosphere.dt=0.6666666666666666"});
   const double start = miniweather_energy(*s);
   EXPECT_EQ(run(*s, 400.0), 600);
   const auto end = diagnostics(*s);
@@ -271,7 +271,7 @@ TEST(AtmosphereCases, RayleighLayerDampsTheWavesBelowTheLid) {
     std::vector<std::string> settings{"atmosphere.case=gravity_wave", "atmosphere.width=300000.0",
                                       "atmosphere.height=10000.0",    "atmosphere.buoyancy_frequency=0.01",
                                       "atmosphere.wind=20.0",         "mesh.nx=300",
-                                      "mesh.ny=10"};
+                                      "mesh.nz=10"};
     if (with_layer) settings.insert(settings.end(), {"atmosphere.rayleigh_depth=4000.0", "atmosphere.rayleigh_rate=0.05"});
     auto s = build(settings);
     run(*s, 3000.0);
@@ -289,7 +289,7 @@ namespace {
 // miniWeather's thermal at 100 x 50 to 400 s with one scheme option: mass to round-off and an energy loss
 // within miniWeather's bound (asserted here); returns max |w| at the end.
 double thermal_max_w(const std::string& option) {
-  auto s = build({"atmosphere.case=thermal", "mesh.nx=100", "mesh.ny=50", option});
+  auto s = build({"atmosphere.case=thermal", "mesh.nx=100", "mesh.nz=50", option});
   const auto start = diagnostics(*s);
   run(*s, 400.0);
   const auto end = diagnostics(*s);
@@ -330,7 +330,7 @@ TEST(AtmosphereCases, GravityWaveConvergesAtSecondOrderWithoutHyperviscosity) {
   for (long n : {150L, 300L, 600L}) {
     auto s = build({"atmosphere.case=gravity_wave", "atmosphere.width=300000.0", "atmosphere.height=10000.0",
                     "atmosphere.buoyancy_frequency=0.01", "atmosphere.wind=20.0", "atmosphere.hyperviscosity=0.0",
-                    "mesh.nx=" + std::to_string(n), "mesh.ny=" + std::to_string(n / 30)});
+                    "mesh.nx=" + std::to_string(n), "mesh.nz=" + std::to_string(n / 30)});
     run(*s, 1000.0);
     std::vector<double> field;
     for (long k = 0; k < n / 30; ++k) {

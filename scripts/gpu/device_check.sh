@@ -155,7 +155,7 @@ fi
 # stages a step, each a face-flux and a tendency kernel and a halo exchange of the four components).
 for scheme in fourth_order fifth_order_upwind; do
   if gpu_stage "atmosphere-$scheme" 40 meridian run "$decks/atmosphere/rising_thermal.toml" --set mesh.nx=4096 \
-    --set mesh.ny=2048 --set run.max_steps=20 --set "atmosphere.reconstruction=\"$scheme\"" "${quiet[@]}" \
+    --set mesh.nz=2048 --set run.max_steps=20 --set "atmosphere.reconstruction=\"$scheme\"" "${quiet[@]}" \
     --output "$work/atmosphere-$scheme"; then
     if figures=$(summary_figures "$out/atmosphere-$scheme.log"); then
       read -r steps per_step rate <<<"$figures"

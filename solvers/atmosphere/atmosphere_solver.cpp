@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <sstream>
 
 #include "mesh/reductions.hpp"
@@ -24,9 +25,12 @@ void declare_keys(io::Schema& schema) {
               "2 km) and -20 K at (width/2, 8 km), radius 2 km, rho' = 0; density_current: Straka et al. (1993), "
               "theta' = -15 K cos^2 / Exner in an ellipse of radii 4 km x 2 km at (width/2, 3 km), pressure "
               "unperturbed; gravity_wave: Skamarock & Klemp (1994), theta' = 0.01 K sin(pi z / height) / (1 + "
-              "((x - width/3) / 5 km)^2), pressure unperturbed",
+              "((x - width/3) / 5 km)^2), pressure unperturbed. In 3-D each bubble is centred at y = depth/2 with "
+              "its x radius along y (a sphere of radius 2 km for the thermals); the gravity wave does not depend on y",
               {"rest", "thermal", "colliding_thermals", "density_current", "gravity_wave"}});
   schema.add({s, "width", KeyType::real, 2.0e4, "m", "domain length along x", {}, 0, 1e8, true});
+  schema.add({s, "depth", KeyType::real, 2.0e4, "m", "domain length along y (3-D only: mesh.dimensions = 3)", {}, 0,
+              1e8, true});
   schema.add({s, "height", KeyType::real, 1.0e4, "m",
               "domain height (the lid); the background's Exner pressure must stay positive up to it", {}, 0, 1e6, true});
   schema.add({s, "surface_theta", KeyType::real, 300.0, "K", "background potential temperature at the ground", {}, 0,
@@ -37,8 +41,8 @@ void declare_keys(io::Schema& schema) {
   schema.add({s, "wind", KeyType::real, 0.0, "m/s", "uniform background wind u added to the initial state", {}, -1e3,
               1e3});
   schema.add({s, "courant", KeyType::real, 1.0, "1",
-              "acoustic Courant number: dt = courant / max over cells of (|u| + c) / dx and (|w| + c) / dz (their "
-              "sum when unsplit); the sweep's von Neumann limit at hyperviscosity 0.05 is 1.345 (1.262 without), "
+              "acoustic Courant number: dt = courant / max over cells of (|u| + c) / dx, (|v| + c) / dy (3-D) and "
+              "(|w| + c) / dz (their sum when unsplit); the sweep's von Neumann limit at hyperviscosity 0.05 is 1.345 (1.262 without), "
               "1.179 with fifth_order_upwind",
               {}, 0, 100, true});
   schema.add({s, "dt", KeyType::real, 0.0, "s",
@@ -47,9 +51,9 @@ void declare_keys(io::Schema& schema) {
               "shortened where the Rayleigh layer's or the diffusion's limit is shorter",
               {}, 0, 1e6});
   schema.add({s, "splitting", KeyType::string, std::string("alternating"), "",
-              "alternating: miniWeather's dimensional splitting, a full RK3 step along x then z, the order swapped "
-              "every step; unsplit: both directions' tendencies in each RK3 stage (the Courant number then sums "
-              "the two directions')",
+              "alternating: miniWeather's dimensional splitting, a full RK3 step along x then z (x, y, z in 3-D), "
+              "the order reversed every step; unsplit: every direction's tendencies in each RK3 stage (the Courant "
+              "number then sums the directions')",
               {"alternating", "unsplit"}});
   schema.add({s, "reconstruction", KeyType::string, std::string("fourth_order"), "",
               "face fluxes. fourth_order: miniWeather's, every component interpolated from 4 cells; "
@@ -72,7 +76,8 @@ void declare_keys(io::Schema& schema) {
               "Lilly 1978); at most 1/dt",
               {}, 0, 10});
   schema.add({s, "sides", KeyType::string, std::string("periodic"), "",
-              "boundaries at x = 0 and x = width: periodic, or free-slip walls (the ground and the lid always are)",
+              "boundaries at x = 0 and x = width (and y = 0 and y = depth in 3-D): periodic, or free-slip walls (the "
+              "ground and the lid always are)",
               {"periodic", "wall"}});
 }
 
@@ -134,6 +139,15 @@ double coldest_perturbation(Case c) {
   return 0;
 }
 
+// The mesh key of mesh axis `axis` of a `dims`-dimensional atmosphere (the vertical is its last axis).
+const char* cells_key(int dims, int axis) { return axis == 0 ? "nx" : axis == dims - 1 ? "nz" : "ny"; }
+
+// The domain's length along mesh axis `axis` (m).
+double domain_length(const Settings& s, int axis) {
+  const int dims = s.grid.dimensions;
+  return axis == 0 ? s.width : axis == dims - 1 ? s.height : s.depth;
+}
+
 Settings settings_of(const io::Deck& deck) {
   Settings s;
   s.side_walls = deck.string("atmosphere", "sides") == "wall";
@@ -142,6 +156,7 @@ Settings settings_of(const io::Deck& deck) {
                                         s.side_walls ? mesh::Boundary::open : mesh::Boundary::periodic);
   s.initial = case_of(deck.string("atmosphere", "case"));
   s.width = deck.real("atmosphere", "width");
+  s.depth = deck.real("atmosphere", "depth");
   s.height = deck.real("atmosphere", "height");
   s.profile.surface_theta = deck.real("atmosphere", "surface_theta");
   s.profile.buoyancy_frequency = deck.real("atmosphere", "buoyancy_frequency");
@@ -165,11 +180,12 @@ Settings settings_of(const io::Deck& deck) {
       << s.hyperviscosity;
     deck.fail("atmosphere", "courant", m.str());
   }
-  const int halo = s.grid.halo_width;
-  if (s.grid.cells[0] < halo || s.grid.cells[1] < halo)
-    deck.fail("mesh", s.grid.cells[0] < halo ? "nx" : "ny",
-              "the atmosphere needs at least as many cells along each axis as its halo is wide (2; 3 with "
-              "fifth_order_upwind)");
+  const int halo = s.grid.halo_width, dims = s.grid.dimensions, vertical = dims - 1;
+  for (int axis = 0; axis < dims; ++axis)
+    if (s.grid.cells[axis] < halo)
+      deck.fail("mesh", cells_key(dims, axis),
+                "the atmosphere needs at least as many cells along each axis as its halo is wide (2; 3 with "
+                "fifth_order_upwind)");
   const double coldest = s.profile.surface_theta + coldest_perturbation(s.initial);
   if (coldest <= 0) {
     std::ostringstream m;
@@ -177,7 +193,7 @@ Settings settings_of(const io::Deck& deck) {
     deck.fail("atmosphere", "surface_theta", m.str());
   }
   // The halos above the lid hold background values too, so the profile must reach beyond it.
-  const double dz = s.height / static_cast<double>(s.grid.cells[1]);
+  const double dz = s.height / static_cast<double>(s.grid.cells[vertical]);
   const double top = s.height + (halo + 1) * dz, supported = s.profile.top_supported();
   if (top >= supported) {
     std::ostringstream m;
@@ -189,15 +205,20 @@ Settings settings_of(const io::Deck& deck) {
     // The initial state's fastest signal, estimated from the background's sound speed at the faces and
     // the wind (the perturbations add a few per cent; the progress line shows each step's own number),
     // sampled at 1000 heights at most: the sound speed is smooth in z.
-    const long samples = std::min<long>(s.grid.cells[1], 1000);
+    const long samples = std::min<long>(s.grid.cells[vertical], 1000);
     double fastest = 0;
     for (long k = 0; k <= samples; ++k) {
       const double z = s.height * static_cast<double>(k) / static_cast<double>(samples);
       fastest = std::max(fastest, std::sqrt(gamma_d * s.profile.pressure(z) / s.profile.density(z)));
     }
     fastest += std::abs(s.wind);
-    const double dx = s.width / static_cast<double>(s.grid.cells[0]);
-    const double courant = s.fixed_dt * fastest * (s.unsplit ? 1 / dx + 1 / dz : 1 / std::min(dx, dz));
+    double inverse_sum = 0, smallest = std::numeric_limits<double>::infinity();
+    for (int axis = 0; axis < dims; ++axis) {
+      const double h = domain_length(s, axis) / static_cast<double>(s.grid.cells[axis]);
+      inverse_sum += 1 / h;
+      smallest = std::min(smallest, h);
+    }
+    const double courant = s.fixed_dt * fastest * (s.unsplit ? inverse_sum : 1 / smallest);
     if (courant > limit) {
       std::ostringstream m;
       m << "dt = " << s.fixed_dt << " s gives an acoustic Courant number of " << courant << " (sound speed and wind "
@@ -208,16 +229,26 @@ Settings settings_of(const io::Deck& deck) {
   return s;
 }
 
-// Bytes a rank needs: the state and one stage (4 components each; a second stage unsplit), the face
-// fluxes (4), and the output's five staged fields and the checkpoint's four in double.
+int components_of_dims(int dims) { return dims == 3 ? components_of<3> : components_of<2>; }
+
+// Bytes a rank needs, in doubles per cell: the state and one stage (a second stage unsplit), the face
+// fluxes, the output's staged fields (one more than the components) and the checkpoint's.
 void require_memory(const io::Deck& deck, const Settings& s, MPI_Comm comm) {
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
-  const std::uint64_t cells = solvers::saturating_product(
-      {static_cast<std::uint64_t>(s.grid.cells[0]), static_cast<std::uint64_t>(s.grid.cells[1])});
+  const std::uint64_t cells = solvers::saturating_product({static_cast<std::uint64_t>(s.grid.cells[0]),
+                                                           static_cast<std::uint64_t>(s.grid.cells[1]),
+                                                           static_cast<std::uint64_t>(s.grid.cells[2])});
   const std::uint64_t local = cells == UINT64_MAX ? cells : (cells + ranks - 1) / ranks;
-  solvers::require_memory(deck, "mesh", "nx", solvers::saturating_product({local, s.unsplit ? 25u : 21u, sizeof(double)}),
+  const std::uint64_t components = components_of_dims(s.grid.dimensions);
+  solvers::require_memory(deck, "mesh", "nx",
+                          solvers::saturating_product({local, components * (s.unsplit ? 5u : 4u) + 1, sizeof(double)}),
                           "the state, stage, face fluxes and staged output", comm);
+}
+
+// The deck's name for a Decomposition's mesh key: the 2-D slice's second mesh axis is the deck's nz.
+std::string deck_key(const Settings& s, const std::string& key) {
+  return s.grid.dimensions == 2 && key == "ny" ? "nz" : key;
 }
 
 }  // namespace
@@ -228,7 +259,7 @@ void validate(const io::Deck& deck, MPI_Comm comm) {
   try {
     const mesh::Decomposition d(comm, s.grid);
   } catch (const mesh::DecompositionError& e) {
-    deck.fail("mesh", e.key(), e.what());
+    deck.fail("mesh", deck_key(s, e.key()), e.what());
   }
 }
 
@@ -238,22 +269,50 @@ std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   try {
     return std::make_unique<AtmosphereSolver>(s, comm);
   } catch (const mesh::DecompositionError& e) {
-    deck.fail("mesh", e.key(), e.what());
+    deck.fail("mesh", deck_key(s, e.key()), e.what());
   }
 }
 
 namespace {
 
-// This rank's block: interior cells and halo, and whether it touches each wall.
+// This rank's block: interior cells (ny = 1 in 2-D) and halo, and the walls it touches: west and east
+// at x = 0 and width, south and north at y = 0 and depth (3-D), the ground and the lid.
 struct Block {
-  int nx, nz, h;
-  bool wall_left, wall_right, ground, lid;
+  int nx, ny, nz, h;
+  bool west, east, south, north, ground, lid;
 };
 
 Block block_of(const mesh::Decomposition& d, bool side_walls) {
-  return Block{static_cast<int>(d.local_cells(0)), static_cast<int>(d.local_cells(1)), d.halo(0),
-               side_walls && d.at_lower_boundary(0), side_walls && d.at_upper_boundary(0), d.at_lower_boundary(1),
-               d.at_upper_boundary(1)};
+  const int vertical = d.dimensions() - 1;
+  const bool box = d.dimensions() == 3;
+  return Block{static_cast<int>(d.local_cells(0)), box ? static_cast<int>(d.local_cells(1)) : 1,
+               static_cast<int>(d.local_cells(vertical)), d.halo(0), side_walls && d.at_lower_boundary(0),
+               side_walls && d.at_upper_boundary(0), box && side_walls && d.at_lower_boundary(1),
+               box && side_walls && d.at_upper_boundary(1), d.at_lower_boundary(vertical),
+               d.at_upper_boundary(vertical)};
+}
+
+// Component c of the cell at halo-inclusive (vertical k, y j, x i): the 2-D slice keeps its vertical on
+// the View's y index (and ignores j), the 3-D box on the View's z index.
+template <int Dims, class View>
+KOKKOS_FORCEINLINE_FUNCTION auto& at(const View& q, int c, int k, int j, int i) {
+  if constexpr (Dims == 2)
+    return q(c, 0, k, i);
+  else
+    return q(c, k, j, i);
+}
+
+// The distance in memory between neighbouring cells along mesh axis `axis`.
+template <int Dims>
+long axis_stride(const mesh::Field& q, int axis) {
+  if (axis == 0) return 1;
+  return static_cast<long>(Dims == 2 || axis == 1 ? q.stride(2) : q.stride(1));
+}
+
+// Rows (along x) of cells or faces are numbered k * rows_y + j; the slice has one row per level.
+template <int Dims>
+KOKKOS_FORCEINLINE_FUNCTION int row_of(int k, int j, int rows_y) {
+  return Dims == 2 ? k : k * rows_y + j;
 }
 
 using Flux = Kokkos::View<double***, mesh::Layout>;
@@ -268,8 +327,10 @@ struct FluxInputs {
   bool fifth_order;
 };
 
-// Fluxes through this rank's faces along `axis`: rows of faces (a row of x-faces per cell row, or a
-// row of z-faces per face level), lanes along x.
+// Fluxes through this rank's faces across mesh axis `axis`: rows of faces along x (a row of x-faces
+// per row of cells, a row of y-faces per y face and level, a row of z-faces per face level and y),
+// lanes along x.
+template <int Dims>
 void face_fluxes(int axis, const FluxInputs& in) {
   const mesh::Field q = in.q;
   const Flux flux = in.flux;
@@ -277,9 +338,12 @@ void face_fluxes(int axis, const FluxInputs& in) {
   const Block b = in.b;
   const double hv = in.hyperviscosity, spacing = in.spacing, nu = in.viscosity, kappa = in.diffusivity;
   const bool fifth = in.fifth_order;
+  const bool along_y = Dims == 3 && axis == 1, along_z = axis == Dims - 1;
+  const int normal = normal_momentum<Dims>(axis);
   const long component_stride = static_cast<long>(q.stride(0));
-  const long stride = axis == 0 ? 1 : static_cast<long>(q.stride(2));
-  const int rows = axis == 0 ? b.nz : b.nz + 1, faces_per_row = axis == 0 ? b.nx + 1 : b.nx;
+  const long stride = axis_stride<Dims>(q, axis);
+  const int rows_y = b.ny + (along_y ? 1 : 0), rows = rows_y * (b.nz + (along_z ? 1 : 0));
+  const int faces_per_row = axis == 0 ? b.nx + 1 : b.nx;
   const solvers::TeamShape shape = solvers::row_team_shape();
   const int rows_per_team = shape.threads;
   Kokkos::parallel_for(
@@ -288,21 +352,25 @@ void face_fluxes(int axis, const FluxInputs& in) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
           const int row = team.league_rank() * rows_per_team + t;
           if (row >= rows) return;
+          const int k = Dims == 2 ? row : row / rows_y, j = Dims == 2 ? 0 : row % rows_y;
           FaceInputs inputs;
           inputs.hyperviscosity = hv, inputs.spacing = spacing, inputs.viscosity = nu, inputs.diffusivity = kappa;
           // The background of the stencil's cells that the halo holds (all six with the 5th-order flux's
-          // three-cell halo): along x the row's, along the vertical the levels about the face.
-          inputs.face = axis == 0 ? cells(b.h + row) : faces(row);
-          for (int s = 3 - b.h; s < 3 + b.h; ++s) inputs.cell[s] = cells(b.h + row + (axis == 0 ? 0 : s - 3));
-          const bool wall_row = axis == 1 && ((b.ground && row == 0) || (b.lid && row == b.nz));
+          // three-cell halo): across the horizontal faces the row's level, across the vertical ones the
+          // levels about the face.
+          inputs.face = along_z ? faces(k) : cells(b.h + k);
+          for (int s = 3 - b.h; s < 3 + b.h; ++s) inputs.cell[s] = cells(b.h + k + (along_z ? s - 3 : 0));
+          const bool wall_row = (along_z && ((b.ground && k == 0) || (b.lid && k == b.nz))) ||
+                                (along_y && ((b.south && j == 0) || (b.north && j == b.ny)));
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, faces_per_row), [&](const int i) {
-            const bool wall = wall_row || (axis == 0 && ((b.wall_left && i == 0) || (b.wall_right && i == b.nx)));
-            double f[components];
+            const bool wall = wall_row || (axis == 0 && ((b.west && i == 0) || (b.east && i == b.nx)));
+            const double* above = &at<Dims>(q, 0, b.h + k, b.h + j, b.h + i);
+            double f[components_of<Dims>];
             if (fifth)
-              fifth_order_face_flux(&q(0, 0, b.h + row, b.h + i), stride, component_stride, axis, inputs, wall, f);
+              fifth_order_face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall, f);
             else
-              face_flux(&q(0, 0, b.h + row, b.h + i), stride, component_stride, axis, inputs, wall, f);
-            for (int c = 0; c < components; ++c) flux(c, row, i) = f[c];
+              face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall, f);
+            for (int c = 0; c < components_of<Dims>; ++c) flux(c, row, i) = f[c];
           });
         });
       });
@@ -311,92 +379,128 @@ void face_fluxes(int axis, const FluxInputs& in) {
 // The sources of the vertical sweep: the buoyancy -g rho' and the Rayleigh layer's rate per interior row.
 struct VerticalSources {
   BackgroundView cells;
-  Kokkos::View<const double*> rayleigh_rate;  // 1/s by interior row; zero below the layer
+  Kokkos::View<const double*> rayleigh_rate;  // 1/s by interior level; zero below the layer
   double wind;
   bool rayleigh;
 };
 
-// out = initial - dt (flux divergence along `axis`), and along the vertical the buoyancy -g rho' of
-// `forcing` in the z momentum and the Rayleigh layer's relaxation of `forcing`. `out` may be `initial`
-// or `forcing`: each cell is read before it is written.
+// out = initial - dt (flux divergence across mesh axis `axis`), and along the vertical the buoyancy
+// -g rho' of `forcing` in the z momentum and the Rayleigh layer's relaxation of `forcing`. `out` may be
+// `initial` or `forcing`: each cell is read before it is written.
+template <int Dims>
 void apply_tendencies(int axis, const Block& b, const Flux& flux, const mesh::Field& initial,
                       const mesh::Field& forcing, const mesh::Field& out, double dt, double spacing,
                       const VerticalSources& sources) {
-  const double scale = dt / spacing, buoyancy = axis == 1 ? dt * gravity : 0.0;
-  const bool rayleigh = axis == 1 && sources.rayleigh;
+  const bool along_y = Dims == 3 && axis == 1, along_z = axis == Dims - 1;
+  const double scale = dt / spacing, buoyancy = along_z ? dt * gravity : 0.0;
+  const bool rayleigh = along_z && sources.rayleigh;
   const BackgroundView cells = sources.cells;
   const Kokkos::View<const double*> rate = sources.rayleigh_rate;
   const double wind = sources.wind;
-  const int di = axis == 0, dk = axis == 1;
+  const int di = axis == 0, dj = along_y, dk = along_z;
+  const int flux_rows_y = b.ny + dj;
   const solvers::TeamShape shape = solvers::row_team_shape();
-  const int rows_per_team = shape.threads, rows = b.nz;
+  const int rows_per_team = shape.threads, rows = b.nz * b.ny;
   Kokkos::parallel_for(
       "atmosphere::apply_tendencies", shape.policy((rows + rows_per_team - 1) / rows_per_team),
       KOKKOS_LAMBDA(const solvers::TeamMember& team) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
-          const int k = team.league_rank() * rows_per_team + t;
-          if (k >= rows) return;
+          const int row = team.league_rank() * rows_per_team + t;
+          if (row >= rows) return;
+          const int k = Dims == 2 ? row : row / b.ny, j = Dims == 2 ? 0 : row % b.ny;
+          const int lower = row_of<Dims>(k, j, flux_rows_y), upper = row_of<Dims>(k + dk, j + dj, flux_rows_y);
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b.nx), [&](const int i) {
-            double state[components], relaxation[components] = {0, 0, 0, 0};
-            for (int c = 0; c < components; ++c) state[c] = forcing(c, 0, b.h + k, b.h + i);
-            if (rayleigh) rayleigh_tendency(state, cells(b.h + k), wind, rate(k), relaxation);
-            for (int c = 0; c < components; ++c) {
-              double next = initial(c, 0, b.h + k, b.h + i) - scale * (flux(c, k + dk, i + di) - flux(c, k, i));
+            double state[components_of<Dims>], relaxation[components_of<Dims>] = {};
+            for (int c = 0; c < components_of<Dims>; ++c) state[c] = at<Dims>(forcing, c, b.h + k, b.h + j, b.h + i);
+            if (rayleigh) rayleigh_tendency<components_of<Dims>>(state, cells(b.h + k), wind, rate(k), relaxation);
+            for (int c = 0; c < components_of<Dims>; ++c) {
+              double next = at<Dims>(initial, c, b.h + k, b.h + j, b.h + i) -
+                            scale * (flux(c, upper, i + di) - flux(c, lower, i));
               if (c == momentum_z) next -= buoyancy * state[density];
               if (rayleigh) next += dt * relaxation[c];
-              out(c, 0, b.h + k, b.h + i) = next;
+              at<Dims>(out, c, b.h + k, b.h + j, b.h + i) = next;
             }
           });
         });
       });
 }
 
-// Halos across the walls, as miniWeather's: zero normal momentum; the tangential momentum scaled
-// by the background density (the ground and the lid, so u is mirrored evenly) or copied (the side
+// One direction's tendencies of one stage: its face fluxes, then their divergence (and the vertical sources).
+template <int Dims>
+void directional_tendencies(int axis, const FluxInputs& in, const mesh::Field& initial, const mesh::Field& out,
+                            double dt, const VerticalSources& sources) {
+  face_fluxes<Dims>(axis, in);
+  apply_tendencies<Dims>(axis, in.b, in.flux, initial, in.q, out, dt, in.spacing, sources);
+}
+
+// The halos beyond a side wall across horizontal mesh axis `axis` (x, or y in 3-D) on this rank's
+// interior rows: every component copied from its mirror cell, the normal momentum zero.
+template <int Dims>
+void side_wall_halos(int axis, bool lower_wall, bool upper_wall, const Block& b, const mesh::Field& q) {
+  const int h = b.h, cells_along = axis == 0 ? b.nx : b.ny, across = axis == 0 ? b.ny : b.nx;
+  const int normal = normal_momentum<Dims>(axis);
+  Kokkos::parallel_for(
+      "atmosphere::side_wall_halos", Kokkos::RangePolicy<>(0, b.nz * across), KOKKOS_LAMBDA(const int r) {
+        const int k = h + r / across, t = h + r % across;
+        for (int side = 0; side < 2; ++side) {
+          if ((side == 0 && !lower_wall) || (side == 1 && !upper_wall)) continue;
+          const int inside = side == 0 ? h : h + cells_along - 1;
+          for (int s = 1; s <= h; ++s) {
+            const int halo = side == 0 ? h - s : h + cells_along - 1 + s;
+            const int j_halo = axis == 0 ? t : halo, i_halo = axis == 0 ? halo : t;
+            const int j_inside = axis == 0 ? t : inside, i_inside = axis == 0 ? inside : t;
+            for (int c = 0; c < components_of<Dims>; ++c)
+              at<Dims>(q, c, k, j_halo, i_halo) = at<Dims>(q, c, k, j_inside, i_inside);
+            at<Dims>(q, normal, k, j_halo, i_halo) = 0;
+          }
+        }
+      });
+}
+
+// Halos across the walls, as miniWeather's: zero normal momentum; the tangential momenta scaled by the
+// background density (the ground and the lid, so u and v are mirrored evenly) or copied (the side
 // walls, whose background is the same on both sides); the density and rho theta perturbations copied.
+template <int Dims>
 void wall_halos(const Block& b, const BackgroundView& cells, const mesh::Field& q) {
   const int h = b.h;
   if (b.ground || b.lid) {
-    const int columns = b.nx + 2 * h;
+    const int width = b.nx + 2 * h, columns = width * (Dims == 3 ? b.ny + 2 * h : 1);
     Kokkos::parallel_for(
-        "atmosphere::ground_and_lid_halos", Kokkos::RangePolicy<>(0, columns), KOKKOS_LAMBDA(const int i) {
+        "atmosphere::ground_and_lid_halos", Kokkos::RangePolicy<>(0, columns), KOKKOS_LAMBDA(const int n) {
+          const int i = n % width, j = n / width;
           for (int side = 0; side < 2; ++side) {
             if ((side == 0 && !b.ground) || (side == 1 && !b.lid)) continue;
             const int inside = side == 0 ? h : h + b.nz - 1;
             for (int s = 1; s <= h; ++s) {
               const int halo = side == 0 ? h - s : h + b.nz - 1 + s;
-              q(density, 0, halo, i) = q(density, 0, inside, i);
-              q(rho_theta, 0, halo, i) = q(rho_theta, 0, inside, i);
-              q(momentum_z, 0, halo, i) = 0;
-              q(momentum_x, 0, halo, i) = q(momentum_x, 0, inside, i) / cells(inside).rho * cells(halo).rho;
+              at<Dims>(q, density, halo, j, i) = at<Dims>(q, density, inside, j, i);
+              at<Dims>(q, rho_theta, halo, j, i) = at<Dims>(q, rho_theta, inside, j, i);
+              at<Dims>(q, momentum_z, halo, j, i) = 0;
+              for (int c = 0; c < components_of<Dims>; ++c)
+                if (is_momentum(c) && c != momentum_z)
+                  at<Dims>(q, c, halo, j, i) = at<Dims>(q, c, inside, j, i) / cells(inside).rho * cells(halo).rho;
             }
           }
         });
   }
-  if (b.wall_left || b.wall_right) {
-    Kokkos::parallel_for(
-        "atmosphere::side_wall_halos", Kokkos::RangePolicy<>(0, b.nz), KOKKOS_LAMBDA(const int k) {
-          for (int side = 0; side < 2; ++side) {
-            if ((side == 0 && !b.wall_left) || (side == 1 && !b.wall_right)) continue;
-            const int inside = side == 0 ? h : h + b.nx - 1;
-            for (int s = 1; s <= h; ++s) {
-              const int halo = side == 0 ? h - s : h + b.nx - 1 + s;
-              for (int c = 0; c < components; ++c) q(c, 0, h + k, halo) = q(c, 0, h + k, inside);
-              q(momentum_x, 0, h + k, halo) = 0;
-            }
-          }
-        });
-  }
+  if (b.west || b.east) side_wall_halos<Dims>(0, b.west, b.east, b, q);
+  if (b.south || b.north) side_wall_halos<Dims>(1, b.south, b.north, b, q);
 }
 
 }  // namespace
 
 AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
-    : s_(settings), decomp_(comm, settings.grid), exchange_(decomp_, components) {
-  spacing_ = {s_.width / static_cast<double>(decomp_.global_cells(0)),
-              s_.height / static_cast<double>(decomp_.global_cells(1))};
-  const long nz = decomp_.local_cells(1), h = decomp_.halo(1);
-  const DiscreteBackground background = discretise(s_.profile, spacing_[1], decomp_.offset(1) - h, nz + 2 * h);
+    : s_(settings),
+      decomp_(comm, settings.grid),
+      exchange_(decomp_, components_of_dims(settings.grid.dimensions)),
+      components_(components_of_dims(settings.grid.dimensions)) {
+  const int dims = dimensions(), vertical = vertical_axis();
+  spacing_ = {1.0, 1.0, 1.0};
+  for (int axis = 0; axis < dims; ++axis)
+    spacing_[axis] = domain_length(s_, axis) / static_cast<double>(decomp_.global_cells(axis));
+  const double dz = spacing_[vertical];
+  const long nz = decomp_.local_cells(vertical), h = decomp_.halo(vertical);
+  const DiscreteBackground background = discretise(s_.profile, dz, decomp_.offset(vertical) - h, nz + 2 * h);
   cells_ = BackgroundView("atmosphere::background_cells", nz + 2 * h);
   faces_ = BackgroundView("atmosphere::background_faces", nz + 1);
   auto cells_host = Kokkos::create_mirror_view(cells_);
@@ -407,34 +511,38 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
   Kokkos::deep_copy(faces_, faces_host);
   // The background's mass and energy, summed over the whole column in one order on every rank, so the
   // totals' large part has the same bits on any decomposition.
-  const DiscreteBackground column = discretise(s_.profile, spacing_[1], 0, decomp_.global_cells(1));
-  const double row = s_.width * spacing_[1];
-  for (long k = 0; k < decomp_.global_cells(1); ++k) {
+  const DiscreteBackground column = discretise(s_.profile, dz, 0, decomp_.global_cells(vertical));
+  const double horizontal_area = dims == 3 ? s_.width * s_.depth : s_.width;  // 2-D: per metre along y
+  const double layer = horizontal_area * dz;
+  for (long k = 0; k < decomp_.global_cells(vertical); ++k) {
     const BackgroundPoint& c = column.cells[k];
-    background_mass_ += c.rho * row;
-    background_energy_ += (cv / rd * c.pressure + gravity * (k + 0.5) * spacing_[1] * c.rho) * row;
+    background_mass_ += c.rho * layer;
+    background_energy_ += (cv / rd * c.pressure + gravity * (k + 0.5) * dz * c.rho) * layer;
   }
-  // The Rayleigh layer's rate at each interior row's centre: rate sin^2(pi/2 (z - base) / depth) above its base.
+  // The Rayleigh layer's rate at each interior level's centre: rate sin^2(pi/2 (z - base) / depth) above its base.
   Kokkos::View<double*> rate("atmosphere::rayleigh_rate", nz);
   auto rate_host = Kokkos::create_mirror_view(rate);
   for (long k = 0; k < nz; ++k) {
-    const double z = (decomp_.offset(1) + k + 0.5) * spacing_[1], base = s_.height - s_.rayleigh_depth;
+    const double z = (decomp_.offset(vertical) + k + 0.5) * dz, base = s_.height - s_.rayleigh_depth;
     const double s = s_.rayleigh_depth > 0 && z > base ? std::sin(pi / 2 * (z - base) / s_.rayleigh_depth) : 0.0;
     rate_host(k) = s_.rayleigh_rate * s * s;
   }
   Kokkos::deep_copy(rate, rate_host);
   rayleigh_rate_ = rate;
-  q_ = mesh::make_field(decomp_, components, "atmosphere::state");
-  stage_ = mesh::make_field(decomp_, components, "atmosphere::stage");
-  if (s_.unsplit) second_stage_ = mesh::make_field(decomp_, components, "atmosphere::second_stage");
-  flux_ = Flux("atmosphere::flux", components, nz + 1, decomp_.local_cells(0) + 1);
+  q_ = mesh::make_field(decomp_, components_, "atmosphere::state");
+  stage_ = mesh::make_field(decomp_, components_, "atmosphere::stage");
+  if (s_.unsplit) second_stage_ = mesh::make_field(decomp_, components_, "atmosphere::second_stage");
+  // Room for the largest sweep's rows of faces: (nz + 1) x (ny + 1) in 3-D, nz + 1 in 2-D.
+  const long y_rows = dims == 3 ? decomp_.local_cells(1) + 1 : 1;
+  flux_ = Flux("atmosphere::flux", components_, (nz + 1) * y_rows, decomp_.local_cells(0) + 1);
   if (!mesh::device_memory_is_host) q_host_ = Kokkos::create_mirror(q_);
-  const char* fields[5][2] = {{"fields/theta_perturbation", "K"},
-                              {"fields/u", "m/s"},
-                              {"fields/w", "m/s"},
-                              {"fields/pressure_perturbation", "Pa"},
-                              {"fields/density_perturbation", "kg/m^3"}};
-  for (const auto& f : fields) output_.push_back({box(f[0], f[1]), {}});
+  std::vector<std::pair<const char*, const char*>> fields{{"fields/theta_perturbation", "K"},
+                                                          {"fields/u", "m/s"},
+                                                          {"fields/w", "m/s"},
+                                                          {"fields/pressure_perturbation", "Pa"},
+                                                          {"fields/density_perturbation", "kg/m^3"}};
+  if (dims == 3) fields.push_back({"fields/v", "m/s"});
+  for (const auto& f : fields) output_.push_back({box(f.first, f.second), {}});
   for (const auto& b : state_layout()) staged_state_.push_back({b, {}});
   for (auto* sets : {&output_, &staged_state_})
     for (auto& d : *sets) d.values.resize(d.box.local_values());
@@ -442,113 +550,183 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
 }
 
 namespace {
-// cos^2 bubble of amplitude `amplitude` inside the ellipse of radii (rx, rz) about (x0, z0), as miniWeather's.
-double ellipse_cosine(double x, double z, double amplitude, double x0, double z0, double rx, double rz) {
-  const double distance = std::sqrt((x - x0) * (x - x0) / (rx * rx) + (z - z0) * (z - z0) / (rz * rz)) * pi / 2;
+struct Point {
+  double x, y, z;  // m
+};
+
+// cos^2 bubble of amplitude `amplitude` inside the ellipsoid of radii `radii` about `centre`, as
+// miniWeather's. The 2-D slice's points sit at the centre's y, whose term is then exactly zero.
+double ellipse_cosine(const Point& p, double amplitude, const Point& centre, const Point& radii) {
+  const double dx = p.x - centre.x, dy = p.y - centre.y, dz = p.z - centre.z;
+  const double distance =
+      std::sqrt(dx * dx / (radii.x * radii.x) + dy * dy / (radii.y * radii.y) + dz * dz / (radii.z * radii.z)) * pi / 2;
   return distance <= pi / 2 ? amplitude * std::cos(distance) * std::cos(distance) : 0.0;
 }
 
-// The theta perturbation of a case at (x, z) (K), and whether it comes at constant pressure (the
-// density adjusts) or, as miniWeather's thermals, at constant density.
-double theta_perturbation(const Settings& s, double x, double z, bool& constant_pressure) {
+// The theta perturbation of a case at `p` (K), and whether it comes at constant pressure (the density
+// adjusts) or, as miniWeather's thermals, at constant density. In 3-D the bubbles are centred at
+// y = depth/2 with their x radius along y; the gravity wave's perturbation does not depend on y.
+double theta_perturbation(const Settings& s, const Point& p, bool& constant_pressure) {
   constant_pressure = s.initial == Case::density_current || s.initial == Case::gravity_wave;
+  const double xc = s.width / 2, yc = s.depth / 2;
   switch (s.initial) {
     case Case::rest: return 0;
-    case Case::thermal: return ellipse_cosine(x, z, 3, s.width / 2, 2000, 2000, 2000);
+    case Case::thermal: return ellipse_cosine(p, 3, {xc, yc, 2000}, {2000, 2000, 2000});
     case Case::colliding_thermals:
-      return ellipse_cosine(x, z, 20, s.width / 2, 2000, 2000, 2000) +
-             ellipse_cosine(x, z, -20, s.width / 2, 8000, 2000, 2000);
+      return ellipse_cosine(p, 20, {xc, yc, 2000}, {2000, 2000, 2000}) +
+             ellipse_cosine(p, -20, {xc, yc, 8000}, {2000, 2000, 2000});
     case Case::density_current:
-      return ellipse_cosine(x, z, -15, s.width / 2, 3000, 4000, 2000) / s.profile.exner(z);
+      return ellipse_cosine(p, -15, {xc, yc, 3000}, {4000, 4000, 2000}) / s.profile.exner(p.z);
     case Case::gravity_wave: {
-      const double a = 5000, xc = s.width / 3;
-      return 0.01 * std::sin(pi * z / s.height) / (1 + (x - xc) * (x - xc) / (a * a));
+      const double a = 5000, x0 = s.width / 3;
+      return 0.01 * std::sin(pi * p.z / s.height) / (1 + (p.x - x0) * (p.x - x0) / (a * a));
     }
   }
   return 0;
 }
+
+// A host view's component c at halo-inclusive (vertical k, y j, x i), as at<Dims> on the device.
+template <class HostField>
+double& host_value(const HostField& q, int dims, int c, long k, long j, long i) {
+  return dims == 3 ? q(c, k, j, i) : q(c, 0, k, i);
+}
+
+// Calls copy(n, k, j, i) for this rank's cells in the C order of the output (vertical slowest, x
+// fastest), n counting them and (k, j, i) their halo-inclusive indices (j = 0 in 2-D).
+template <class Copy>
+void for_owned(const mesh::Decomposition& d, Copy&& copy) {
+  const int dims = d.dimensions();
+  const long h = d.halo(0), y_first = dims == 3 ? h : 0, y_end = y_first + (dims == 3 ? d.local_cells(1) : 1);
+  std::size_t n = 0;
+  for (long k = h; k < h + d.local_cells(dims - 1); ++k)
+    for (long j = y_first; j < y_end; ++j)
+      for (long i = h; i < h + d.local_cells(0); ++i, ++n) copy(n, k, j, i);
+}
 }  // namespace
 
-// Cell averages by 3 x 3 Gauss-Legendre quadrature of the perturbation about the profile's point
+// Cell averages by 3 x 3 (x 3) Gauss-Legendre quadrature of the perturbation about the profile's point
 // values, as miniWeather's initialisation.
 void AtmosphereSolver::set_initial_state() {
   using solvers::GaussRule;
   auto q = Kokkos::create_mirror_view(q_);
   Kokkos::deep_copy(q, 0.0);
-  const int h = decomp_.halo(0);
-  for (long k = 0; k < decomp_.local_cells(1); ++k)
-    for (long i = 0; i < decomp_.local_cells(0); ++i) {
-      double sums[components] = {0, 0, 0, 0};
-      for (int a = 0; a < GaussRule::points; ++a)
+  const int dims = dimensions(), vertical = vertical_axis(), y_points = dims == 3 ? GaussRule::points : 1;
+  for_owned(decomp_, [&](std::size_t, long k, long j, long i) {
+    const int h = decomp_.halo(0);
+    double sums[components_of<3>] = {};
+    for (int a = 0; a < GaussRule::points; ++a)
+      for (int b = 0; b < y_points; ++b)
         for (int c = 0; c < GaussRule::points; ++c) {
-          const double x = (decomp_.offset(0) + i + 0.5 + GaussRule::node(c)) * spacing_[0];
-          const double z = (decomp_.offset(1) + k + 0.5 + GaussRule::node(a)) * spacing_[1];
-          const double weight = GaussRule::weight(a) * GaussRule::weight(c);
+          Point p;
+          p.x = (decomp_.offset(0) + i - h + 0.5 + GaussRule::node(c)) * spacing_[0];
+          p.y = dims == 3 ? (decomp_.offset(1) + j - h + 0.5 + GaussRule::node(b)) * spacing_[1] : s_.depth / 2;
+          p.z = (decomp_.offset(vertical) + k - h + 0.5 + GaussRule::node(a)) * spacing_[vertical];
+          const double weight = dims == 3 ? GaussRule::weight(a) * GaussRule::weight(b) * GaussRule::weight(c)
+                                          : GaussRule::weight(a) * GaussRule::weight(c);
           bool constant_pressure = false;
-          const double dtheta = theta_perturbation(s_, x, z, constant_pressure);
-          const double rho_b = s_.profile.density(z), theta_b = s_.profile.theta(z);
+          const double dtheta = theta_perturbation(s_, p, constant_pressure);
+          const double rho_b = s_.profile.density(p.z), theta_b = s_.profile.theta(p.z);
           double rho = rho_b, rt_perturbation = rho_b * dtheta;
-          if (constant_pressure) rho = s_.profile.rho_theta(z) / (theta_b + dtheta), rt_perturbation = 0;
+          if (constant_pressure) rho = s_.profile.rho_theta(p.z) / (theta_b + dtheta), rt_perturbation = 0;
           sums[density] += weight * (rho - rho_b);
           sums[momentum_x] += weight * rho * s_.wind;
           sums[rho_theta] += weight * rt_perturbation;
         }
-      for (int c = 0; c < components; ++c) q(c, 0, h + k, h + i) = sums[c];
-    }
+    for (int c = 0; c < components_; ++c) host_value(q, dims, c, k, j, i) = sums[c];
+  });
   Kokkos::deep_copy(q_, q);
 }
 
 io::DatasetBox AtmosphereSolver::box(const std::string& name, const std::string& units) const {
   io::DatasetBox b;
   b.name = name;
-  b.global = {static_cast<unsigned long long>(decomp_.global_cells(1)),
-              static_cast<unsigned long long>(decomp_.global_cells(0))};
-  b.offset = {static_cast<unsigned long long>(decomp_.offset(1)), static_cast<unsigned long long>(decomp_.offset(0))};
-  b.count = {static_cast<unsigned long long>(decomp_.local_cells(1)),
-             static_cast<unsigned long long>(decomp_.local_cells(0))};
+  for (int axis = dimensions() - 1; axis >= 0; --axis) {  // C order: the vertical slowest, x fastest
+    b.global.push_back(static_cast<unsigned long long>(decomp_.global_cells(axis)));
+    b.offset.push_back(static_cast<unsigned long long>(decomp_.offset(axis)));
+    b.count.push_back(static_cast<unsigned long long>(decomp_.local_cells(axis)));
+  }
   b.units = units;
   io::Geometry g;
-  g.dimensions = 2;
-  g.spacing = {spacing_[0], spacing_[1], 1.0};
+  g.dimensions = dimensions();
+  g.spacing = spacing_;
   b.geometry = g;
   return b;
 }
 
 namespace {
-// Max over cells of (|u| + c) / dx and (|w| + c) / dz, or of their sum for the unsplit scheme.
-double max_signal_rate(const Block& b, const mesh::Field& q, const BackgroundView& cells, double dx, double dz,
+// Reductions over this rank's interior cells of body(k, j, i, result) (j = 0 in 2-D), by an MDRange of
+// the grid's rank: the slice's keeps the order of its sums.
+template <class Body>
+struct OverSlice {
+  Body body;
+  KOKKOS_INLINE_FUNCTION void operator()(const int k, const int i, double& r) const { body(k, 0, i, r); }
+};
+template <class Body>
+struct OverBox {
+  Body body;
+  KOKKOS_INLINE_FUNCTION void operator()(const int k, const int j, const int i, double& r) const { body(k, j, i, r); }
+};
+
+template <class Body, class Reducer>
+void reduce_over_cells(const char* label, const Block& b, std::integral_constant<int, 2>, const Body& body,
+                       const Reducer& reducer) {
+  Kokkos::parallel_reduce(label, Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {b.nz, b.nx}), OverSlice<Body>{body},
+                          reducer);
+}
+
+template <class Body, class Reducer>
+void reduce_over_cells(const char* label, const Block& b, std::integral_constant<int, 3>, const Body& body,
+                       const Reducer& reducer) {
+  Kokkos::parallel_reduce(label, Kokkos::MDRangePolicy<Kokkos::Rank<3>>({0, 0, 0}, {b.nz, b.ny, b.nx}),
+                          OverBox<Body>{body}, reducer);
+}
+
+using Spacing = Kokkos::Array<double, 3>;
+
+// Max over cells of (|u_axis| + c) / spacing over the axes, or of its sum over them for the unsplit scheme.
+template <int Dims>
+double max_signal_rate(const Block& b, const mesh::Field& q, const BackgroundView& cells, const Spacing& spacing,
                        bool unsplit) {
   double rate = 0;
-  Kokkos::parallel_reduce(
-      "atmosphere::signal_rate", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {b.nz, b.nx}),
-      KOKKOS_LAMBDA(const int k, const int i, double& r) {
-        double state[components];
-        for (int c = 0; c < components; ++c) state[c] = q(c, 0, b.h + k, b.h + i);
-        double along_x, along_z;
-        signal_speeds(state, cells(b.h + k), along_x, along_z);
-        r = max_of(r, unsplit ? along_x / dx + along_z / dz : max_of(along_x / dx, along_z / dz));
-      },
-      Kokkos::Max<double>(rate));
+  const auto body = KOKKOS_LAMBDA(const int k, const int j, const int i, double& r) {
+    double state[components_of<Dims>], along[Dims];
+    for (int c = 0; c < components_of<Dims>; ++c) state[c] = at<Dims>(q, c, b.h + k, b.h + j, b.h + i);
+    signal_speeds<Dims>(state, cells(b.h + k), along);
+    double cell_rate = along[0] / spacing[0];
+    for (int axis = 1; axis < Dims; ++axis)
+      cell_rate = unsplit ? cell_rate + along[axis] / spacing[axis] : max_of(cell_rate, along[axis] / spacing[axis]);
+    r = max_of(r, cell_rate);
+  };
+  reduce_over_cells("atmosphere::signal_rate", b, std::integral_constant<int, Dims>(), body, Kokkos::Max<double>(rate));
   return rate;
 }
 }  // namespace
 
 double AtmosphereSolver::stable_dt(double) {
   const Block b = block_of(decomp_, s_.side_walls);
-  last_rate_ = mesh::global_max(max_signal_rate(b, q_, cells_, spacing_[0], spacing_[1], s_.unsplit), decomp_.comm());
+  const Spacing spacing{spacing_[0], spacing_[1], spacing_[2]};
+  const double rate = dimensions() == 3 ? max_signal_rate<3>(b, q_, cells_, spacing, s_.unsplit)
+                                        : max_signal_rate<2>(b, q_, cells_, spacing, s_.unsplit);
+  last_rate_ = mesh::global_max(rate, decomp_.comm());
   double dt = s_.fixed_dt > 0 ? s_.fixed_dt : s_.courant / last_rate_;
   // The explicit relaxation: dt times the rate within 1 (RK3 is stable to 2.5 on the negative real axis).
   if (s_.rayleigh_depth > 0) dt = std::min(dt, 1 / s_.rayleigh_rate);
   // Explicit diffusion: nu dt / h^2 within RK3's real-axis reach (2.5) over the 2nd difference's
   // largest eigenvalue (4), with a margin: 0.5.
   const double diffusion = std::max(s_.viscosity, s_.diffusivity);
-  if (diffusion > 0) dt = std::min(dt, 0.5 * std::min(spacing_[0], spacing_[1]) * std::min(spacing_[0], spacing_[1]) / diffusion);
+  double smallest = spacing_[0];
+  for (int axis = 1; axis < dimensions(); ++axis) smallest = std::min(smallest, spacing_[axis]);
+  if (diffusion > 0) dt = std::min(dt, 0.5 * smallest * smallest / diffusion);
   return dt;
 }
 
 void AtmosphereSolver::fill_halos(const mesh::Field& field) {
   exchange_.exchange(field);
-  wall_halos(block_of(decomp_, s_.side_walls), cells_, field);
+  const Block b = block_of(decomp_, s_.side_walls);
+  if (dimensions() == 3)
+    wall_halos<3>(b, cells_, field);
+  else
+    wall_halos<2>(b, cells_, field);
 }
 
 void AtmosphereSolver::stage(int axis, const mesh::Field& initial, const mesh::Field& forcing, const mesh::Field& out,
@@ -563,10 +741,13 @@ void AtmosphereSolver::tendencies(int axis, const mesh::Field& initial, const me
   const double h = spacing_[axis];
   // miniWeather's hyperviscosity coefficient -beta h / (16 dt) with the stage's dt: each stage
   // removes the same fraction of the third difference, whatever the step.
-  face_fluxes(axis, FluxInputs{forcing, flux_, cells_, faces_, b, -s_.hyperviscosity * h / (16 * dt), h, s_.viscosity,
-                               s_.diffusivity, s_.fifth_order});
-  apply_tendencies(axis, b, flux_, initial, forcing, out, dt, h,
-                   VerticalSources{cells_, rayleigh_rate_, s_.wind, s_.rayleigh_depth > 0});
+  const FluxInputs in{forcing,     flux_,         cells_,         faces_, b, -s_.hyperviscosity * h / (16 * dt), h,
+                      s_.viscosity, s_.diffusivity, s_.fifth_order};
+  const VerticalSources sources{cells_, rayleigh_rate_, s_.wind, s_.rayleigh_depth > 0};
+  if (dimensions() == 3)
+    directional_tendencies<3>(axis, in, initial, out, dt, sources);
+  else
+    directional_tendencies<2>(axis, in, initial, out, dt, sources);
 }
 
 // One direction's Wicker-Skamarock RK3, every stage from the state at the sweep's start.
@@ -577,8 +758,9 @@ void AtmosphereSolver::sweep(int axis, double dt) {
     stage(axis, q_, *forcing[n], *out[n], solvers::wicker_skamarock_stage(n, dt).dt);
 }
 
-// Both directions' tendencies in every stage, from the same forcing state: x into `out` from the
-// step's start, then z added in place (so out may not be the forcing: stage 2 writes the second buffer).
+// Every direction's tendencies in every stage, from the same forcing state: x into `out` from the
+// step's start, then the others added in place (so out may not be the forcing: stage 2 writes the
+// second buffer).
 void AtmosphereSolver::unsplit_step(double dt) {
   const mesh::Field* forcing[solvers::wicker_skamarock_stages] = {&q_, &stage_, &second_stage_};
   const mesh::Field* out[solvers::wicker_skamarock_stages] = {&stage_, &second_stage_, &q_};
@@ -586,14 +768,15 @@ void AtmosphereSolver::unsplit_step(double dt) {
     const double stage_dt = solvers::wicker_skamarock_stage(n, dt).dt;
     fill_halos(*forcing[n]);
     tendencies(0, q_, *forcing[n], *out[n], stage_dt);
-    tendencies(1, *out[n], *forcing[n], *out[n], stage_dt);
+    for (int axis = 1; axis < dimensions(); ++axis) tendencies(axis, *out[n], *forcing[n], *out[n], stage_dt);
   }
 }
 
+// Split: x to z, then z to x the next step (miniWeather's x, z / z, x in 2-D and x, y, z / z, y, x in 3-D).
 void AtmosphereSolver::step(double, double dt) {
   if (s_.unsplit) return unsplit_step(dt);
-  sweep(x_first_ ? 0 : 1, dt);
-  sweep(x_first_ ? 1 : 0, dt);
+  const int dims = dimensions();
+  for (int n = 0; n < dims; ++n) sweep(x_first_ ? n : dims - 1 - n, dt);
   x_first_ = !x_first_;
 }
 
@@ -601,55 +784,70 @@ namespace {
 // What the diagnostics sum or bound over this rank's cells, each from one cell's state.
 enum class CellQuantity { mass, energy, abs_w, theta_perturbation };
 
-// A cell's mass and total energy (kinetic, internal, potential) per metre along y less the
-// background's, |w| or theta'. The energy perturbation rho (u^2 + w^2) / 2 + cv p' / rd + g z rho' has
-// no cancellation (rho cv T = cv p / rd), so its sums round like the perturbation, not like the total.
-KOKKOS_INLINE_FUNCTION double cell_quantity(CellQuantity what, const double state[components],
-                                            const BackgroundPoint& cell, double z, double area) {
+// A cell's mass and total energy (kinetic, internal, potential) less the background's (per metre along
+// y in 2-D), |w| or theta'. The energy perturbation rho |u|^2 / 2 + cv p' / rd + g z rho' has no
+// cancellation (rho cv T = cv p / rd), so its sums round like the perturbation, not like the total.
+template <int N>
+KOKKOS_INLINE_FUNCTION double cell_quantity(CellQuantity what, const double state[N], const BackgroundPoint& cell,
+                                            double z, double volume) {
   const double rho = state[density] + cell.rho;
-  if (what == CellQuantity::mass) return state[density] * area;
+  if (what == CellQuantity::mass) return state[density] * volume;
   if (what == CellQuantity::abs_w) return km::fabs(state[momentum_z] / rho);
   if (what == CellQuantity::theta_perturbation)
     return (state[rho_theta] + cell.rho_theta) / rho - cell.rho_theta / cell.rho;
-  const double u = state[momentum_x] / rho, w = state[momentum_z] / rho;
+  double speed_squared = 0;
+  for (int c = 0; c < N; ++c)
+    if (is_momentum(c)) speed_squared += (state[c] / rho) * (state[c] / rho);
   const double p = pressure_perturbation(state[rho_theta], cell.rho_theta, cell.pressure);
-  return (0.5 * rho * (u * u + w * w) + cv / rd * p + gravity * z * state[density]) * area;
+  return (0.5 * rho * speed_squared + cv / rd * p + gravity * z * state[density]) * volume;
 }
 
 // The sum, max or min over this rank's cells of one quantity (Kokkos 3.4 takes one reducer a launch).
-template <class Reducer>
-double reduce_cells(CellQuantity what, const Block& b, const mesh::Field& q, const BackgroundView& cells, double dx,
-                    double dz, long z_offset) {
+template <int Dims, class Reducer>
+double reduce_cells(CellQuantity what, const Block& b, const mesh::Field& q, const BackgroundView& cells, double dz,
+                    double volume, long z_offset) {
   double result = 0;
-  Kokkos::parallel_reduce(
-      "atmosphere::diagnostics", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {b.nz, b.nx}),
-      KOKKOS_LAMBDA(const int k, const int i, double& r) {
-        double state[components];
-        for (int c = 0; c < components; ++c) state[c] = q(c, 0, b.h + k, b.h + i);
-        const double value = cell_quantity(what, state, cells(b.h + k), (z_offset + k + 0.5) * dz, dx * dz);
-        Reducer(r).join(r, value);
-      },
-      Reducer(result));
+  const auto body = KOKKOS_LAMBDA(const int k, const int j, const int i, double& r) {
+    double state[components_of<Dims>];
+    for (int c = 0; c < components_of<Dims>; ++c) state[c] = at<Dims>(q, c, b.h + k, b.h + j, b.h + i);
+    const double value =
+        cell_quantity<components_of<Dims>>(what, state, cells(b.h + k), (z_offset + k + 0.5) * dz, volume);
+    Reducer(r).join(r, value);
+  };
+  reduce_over_cells("atmosphere::diagnostics", b, std::integral_constant<int, Dims>(), body, Reducer(result));
   return result;
+}
+
+// Sums of mass and energy, and maxima of |w|, -theta' and theta', over this rank's cells.
+template <int Dims>
+void local_diagnostics(const Block& b, const mesh::Field& q, const BackgroundView& cells, double dz, double volume,
+                       long z_offset, double sums[2], double maxima[3]) {
+  using Sum = Kokkos::Sum<double>;
+  using Max = Kokkos::Max<double>;
+  using Min = Kokkos::Min<double>;
+  sums[0] = reduce_cells<Dims, Sum>(CellQuantity::mass, b, q, cells, dz, volume, z_offset);
+  sums[1] = reduce_cells<Dims, Sum>(CellQuantity::energy, b, q, cells, dz, volume, z_offset);
+  maxima[0] = reduce_cells<Dims, Max>(CellQuantity::abs_w, b, q, cells, dz, volume, z_offset);
+  maxima[1] = -reduce_cells<Dims, Min>(CellQuantity::theta_perturbation, b, q, cells, dz, volume, z_offset);
+  maxima[2] = reduce_cells<Dims, Max>(CellQuantity::theta_perturbation, b, q, cells, dz, volume, z_offset);
 }
 }  // namespace
 
 std::vector<solvers::Scalar> AtmosphereSolver::diagnostics(double) {
   const Block b = block_of(decomp_, s_.side_walls);
-  const double dx = spacing_[0], dz = spacing_[1];
-  const long z0 = decomp_.offset(1);
-  using Sum = Kokkos::Sum<double>;
-  using Max = Kokkos::Max<double>;
-  using Min = Kokkos::Min<double>;
-  double sums[2] = {reduce_cells<Sum>(CellQuantity::mass, b, q_, cells_, dx, dz, z0),
-                    reduce_cells<Sum>(CellQuantity::energy, b, q_, cells_, dx, dz, z0)};
-  double maxima[3] = {reduce_cells<Max>(CellQuantity::abs_w, b, q_, cells_, dx, dz, z0),
-                      -reduce_cells<Min>(CellQuantity::theta_perturbation, b, q_, cells_, dx, dz, z0),
-                      reduce_cells<Max>(CellQuantity::theta_perturbation, b, q_, cells_, dx, dz, z0)};
+  const int dims = dimensions(), vertical = vertical_axis();
+  const double dz = spacing_[vertical];
+  const double volume = dims == 3 ? spacing_[0] * spacing_[1] * dz : spacing_[0] * dz;
+  const long z0 = decomp_.offset(vertical);
+  double sums[2], maxima[3];
+  if (dims == 3)
+    local_diagnostics<3>(b, q_, cells_, dz, volume, z0, sums, maxima);
+  else
+    local_diagnostics<2>(b, q_, cells_, dz, volume, z0, sums, maxima);
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, decomp_.comm());
   MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, decomp_.comm());
-  return {{"total_mass", background_mass_ + sums[0], true, "kg/m"},
-          {"total_energy", background_energy_ + sums[1], true, "J/m"},
+  return {{"total_mass", background_mass_ + sums[0], true, dims == 3 ? "kg" : "kg/m"},
+          {"total_energy", background_energy_ + sums[1], true, dims == 3 ? "J" : "J/m"},
           {"max_abs_w", maxima[0], true, "m/s"},
           {"min_theta_perturbation", -maxima[1], true, "K"},
           {"max_theta_perturbation", maxima[2], true, "K"}};
@@ -660,56 +858,62 @@ std::vector<solvers::Scalar> AtmosphereSolver::progress(double dt) const { retur
 double AtmosphereSolver::work_per_step() const { return static_cast<double>(decomp_.global_cell_count()); }
 
 std::string AtmosphereSolver::layout() const {
+  const int dims = dimensions();
+  const char* names[3] = {"x", dims == 3 ? "y" : "z", "z"};
+  std::ostringstream ranks, cells, spacing;
+  for (int axis = 0; axis < dims; ++axis) {
+    const char* separator = axis == 0 ? "" : " x ";
+    ranks << separator << decomp_.process_grid(axis) << " (" << names[axis] << ")";
+    cells << separator << decomp_.global_cells(axis);
+    spacing << separator << spacing_[axis] << " m";
+  }
   std::ostringstream out;
-  out << decomp_.size() << " ranks as " << decomp_.process_grid(0) << " (x) x " << decomp_.process_grid(1)
-      << " (z), " << decomp_.global_cells(0) << " x " << decomp_.global_cells(1) << " cells of " << spacing_[0]
-      << " m x " << spacing_[1] << " m, " << (s_.fifth_order ? "WRF's 5th-order upwind" : "miniWeather's 4th-order")
-      << " fluxes, " << (s_.unsplit ? "unsplit" : "dimensionally split") << " RK3";
+  out << decomp_.size() << " ranks as " << ranks.str() << ", " << cells.str() << " cells of " << spacing.str() << ", "
+      << (s_.fifth_order ? "WRF's 5th-order upwind" : "miniWeather's 4th-order") << " fluxes, "
+      << (s_.unsplit ? "unsplit" : "dimensionally split") << " RK3";
   return out.str();
 }
-
-namespace {
-template <class Copy>
-void for_owned(const mesh::Decomposition& d, Copy&& copy) {
-  const long h = d.halo(0);
-  std::size_t n = 0;
-  for (long k = h; k < h + d.local_cells(1); ++k)
-    for (long i = h; i < h + d.local_cells(0); ++i, ++n) copy(n, k, i);
-}
-}  // namespace
 
 const std::vector<io::HostDataset>& AtmosphereSolver::output_fields() {
   const auto q = mesh::on_host(q_, q_host_);
   const auto cells = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cells_);
-  for_owned(decomp_, [&](std::size_t n, long k, long i) {
+  const int dims = dimensions();
+  for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
     const BackgroundPoint& cell = cells(k);
-    const double rho = q(density, 0, k, i) + cell.rho;
-    output_[0].values[n] = (q(rho_theta, 0, k, i) + cell.rho_theta) / rho - cell.rho_theta / cell.rho;
-    output_[1].values[n] = q(momentum_x, 0, k, i) / rho;
-    output_[2].values[n] = q(momentum_z, 0, k, i) / rho;
-    output_[3].values[n] = pressure_perturbation(q(rho_theta, 0, k, i), cell.rho_theta, cell.pressure);
-    output_[4].values[n] = q(density, 0, k, i);
+    const auto value = [&](int c) { return host_value(q, dims, c, k, j, i); };
+    const double rho = value(density) + cell.rho;
+    output_[0].values[n] = (value(rho_theta) + cell.rho_theta) / rho - cell.rho_theta / cell.rho;
+    output_[1].values[n] = value(momentum_x) / rho;
+    output_[2].values[n] = value(momentum_z) / rho;
+    output_[3].values[n] = pressure_perturbation(value(rho_theta), cell.rho_theta, cell.pressure);
+    output_[4].values[n] = value(density);
+    if (dims == 3) output_[5].values[n] = value(momentum_y) / rho;
   });
   return output_;
 }
 
 std::vector<io::DatasetBox> AtmosphereSolver::state_layout() const {
-  return {box("state/density_perturbation", "kg/m^3"), box("state/momentum_x", "kg/(m^2 s)"),
-          box("state/momentum_z", "kg/(m^2 s)"), box("state/rho_theta_perturbation", "kg K/m^3")};
+  std::vector<io::DatasetBox> boxes{box("state/density_perturbation", "kg/m^3"), box("state/momentum_x", "kg/(m^2 s)"),
+                                    box("state/momentum_z", "kg/(m^2 s)"),
+                                    box("state/rho_theta_perturbation", "kg K/m^3")};
+  if (dimensions() == 3) boxes.push_back(box("state/momentum_y", "kg/(m^2 s)"));
+  return boxes;
 }
 
 const std::vector<io::HostDataset>& AtmosphereSolver::state() {
   const auto q = mesh::on_host(q_, q_host_);
-  for_owned(decomp_, [&](std::size_t n, long k, long i) {
-    for (int c = 0; c < components; ++c) staged_state_[c].values[n] = q(c, 0, k, i);
+  const int dims = dimensions();
+  for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
+    for (int c = 0; c < components_; ++c) staged_state_[c].values[n] = host_value(q, dims, c, k, j, i);
   });
   return staged_state_;
 }
 
 void AtmosphereSolver::restore(const std::vector<io::HostDataset>& state) {
   const auto q = mesh::on_host(q_, q_host_);
-  for_owned(decomp_, [&](std::size_t n, long k, long i) {
-    for (int c = 0; c < components; ++c) q(c, 0, k, i) = state.at(c).values.at(n);
+  const int dims = dimensions();
+  for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
+    for (int c = 0; c < components_; ++c) host_value(q, dims, c, k, j, i) = state.at(c).values.at(n);
   });
   if (!mesh::device_memory_is_host) Kokkos::deep_copy(q_, q);
 }

@@ -1,12 +1,14 @@
 #pragma once
-// The `atmosphere` solver kind: dry compressible Euler with gravity on a 2-D x-z slice, in flux form,
-// the state (rho', rho u, rho w, (rho theta)') a perturbation about a hydrostatic background that is
+// The `atmosphere` solver kind: dry compressible Euler with gravity on a 2-D x-z slice or a 3-D x-y-z
+// box, in flux form, the state (rho', rho u, rho w, (rho theta)', and rho v in 3-D) a perturbation about
+// a hydrostatic background that is
 // balanced at the discrete level (hydrostatic_background.hpp), p = c0 (rho theta)^gamma. miniWeather's
 // numerics (Norman, ORNL): 4th-order interpolation to the faces with hyperviscosity, the
-// Wicker-Skamarock RK3 in each direction, dimensional splitting whose order alternates every step (or
-// unsplit: both directions in every stage); optional constant eddy viscosity and diffusivity; free-slip
-// ground and lid, periodic or free-slip side walls; an optional Rayleigh layer below the lid. The
-// vertical is the mesh's second axis (mesh.ny cells).
+// Wicker-Skamarock RK3 in each direction, dimensional splitting whose order alternates every step (x
+// to z, then z to x; or unsplit: every direction in every stage); optional constant eddy viscosity and
+// diffusivity; free-slip ground and lid, periodic or free-slip side walls in x and y; an optional
+// Rayleigh layer below the lid. The vertical (deck key mesh.nz) is the mesh's last axis: axis 1 in 2-D,
+// so the slice's rows stay contiguous along x, axis 2 in 3-D.
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,15 +29,15 @@ struct Settings {
   mesh::GridSpec grid;
   Case initial = Case::thermal;
   Profile profile;
-  double width = 2.0e4, height = 1.0e4;  // m
+  double width = 2.0e4, depth = 2.0e4, height = 1.0e4;  // m along x, y (3-D) and z
   double wind = 0;                        // m/s, uniform background u
   double courant = 1.0;                   // acoustic, per direction
   double fixed_dt = 0;                    // s; 0: from courant
   double hyperviscosity = 0.05;           // miniWeather's beta
   double viscosity = 0, diffusivity = 0;  // m^2/s
   double rayleigh_depth = 0, rayleigh_rate = 0;  // m below the lid, 1/s at the lid
-  bool side_walls = false;
-  bool unsplit = false;                   // both directions in every RK3 stage
+  bool side_walls = false;                // in x, and in y in 3-D
+  bool unsplit = false;                   // every direction in every RK3 stage
   bool fifth_order = false;               // WRF's 5th-order upwind advection, 6th-order centred acoustics
 };
 
@@ -71,10 +73,14 @@ class AtmosphereSolver final : public solvers::Solver {
   void restore_scalars(const std::vector<solvers::Scalar>& scalars) override;
 
   const mesh::Decomposition& decomposition() const { return decomp_; }
+  int dimensions() const { return s_.grid.dimensions; }
+  // The mesh axis of the vertical: 1 in 2-D, 2 in 3-D.
+  int vertical_axis() const { return s_.grid.dimensions - 1; }
   // The discrete background: cells by halo-inclusive local vertical index, faces by interior-relative
   // index (face k is the lower face of this rank's k-th cell).
   const BackgroundView& background_cells() const { return cells_; }
   const BackgroundView& background_faces() const { return faces_; }
+  // By mesh axis (m): dx and dz in 2-D; dx, dy and dz in 3-D.
   double spacing(int axis) const { return spacing_[axis]; }
   const mesh::Field& fields() const { return q_; }
 
@@ -90,15 +96,16 @@ class AtmosphereSolver final : public solvers::Solver {
   Settings s_;
   mesh::Decomposition decomp_;
   mesh::HaloExchange exchange_;
-  std::array<double, 2> spacing_;
+  int components_;  // components_of<2> or components_of<3>
+  std::array<double, 3> spacing_;
   BackgroundView cells_, faces_;
   Kokkos::View<const double*> rayleigh_rate_;  // 1/s by interior row
   mesh::Field q_, stage_, second_stage_;  // the last only for the unsplit scheme
-  Kokkos::View<double***, mesh::Layout> flux_;  // (component, row, face) of the current sweep
+  Kokkos::View<double***, mesh::Layout> flux_;  // (component, row of (z, y), face) of the current sweep
   mesh::Field::HostMirror q_host_;
-  bool x_first_ = true;     // the direction the next step sweeps first
-  double background_mass_ = 0, background_energy_ = 0;  // per metre along y
-  double last_rate_ = 0;    // max over cells of (|u| + c) / dx and (|w| + c) / dz, from stable_dt
+  bool x_first_ = true;     // the next step sweeps x to z (else z to x)
+  double background_mass_ = 0, background_energy_ = 0;  // kg and J (2-D: per metre along y)
+  double last_rate_ = 0;    // max over cells and axes of (|u_axis| + c) / spacing (unsplit: summed), from stable_dt
   std::vector<io::HostDataset> output_, staged_state_;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
-// The arithmetic of the atmosphere's kernels, direction-generic: the flux of the four conserved
-// perturbation variables through one face (miniWeather's 4th-order reconstruction with hyperviscosity,
+// The arithmetic of the atmosphere's kernels, direction-generic and written once for 2-D and 3-D (the
+// component count a template parameter, so the 2-D kernels carry no fifth component): the flux of the
+// conserved perturbation variables through one face (miniWeather's 4th-order reconstruction with hyperviscosity,
 // or WRF's 5th-order upwind advection with centred acoustic terms; optional constant eddy viscosity
 // and diffusivity), the pressure perturbation, the Rayleigh layer's relaxation, and the sound speed. Free host-device functions: the solver's kernels only set up the launch.
 #include "solvers/common/kokkos_math.hpp"
@@ -18,8 +19,21 @@ inline constexpr double gamma_d = 1.40027894002789400278940027894;  // cp / cv
 inline constexpr double c0 = 27.5629410929725921310572974482; // p = c0 (rho theta)^gamma, = rd^gamma / p0^(rd/cv)
 
 // The state's components: perturbations of density and of rho theta about the hydrostatic
-// background, and the full momenta.
-enum Component { density = 0, momentum_x = 1, momentum_z = 2, rho_theta = 3, components = 4 };
+// background, and the full momenta; rho v (3-D only) last, so that the 2-D state is the 3-D one's
+// first four components and keeps its layout.
+enum Component { density = 0, momentum_x = 1, momentum_z = 2, rho_theta = 3, momentum_y = 4 };
+// Components of the state of a Dims-dimensional atmosphere (2: x-z, 3: x-y-z).
+template <int Dims>
+inline constexpr int components_of = Dims + 2;
+
+KOKKOS_INLINE_FUNCTION constexpr bool is_momentum(int c) { return c != density && c != rho_theta; }
+
+// The momentum normal to the faces across mesh axis `axis`: the vertical is a Dims-dimensional grid's
+// last axis, y (3-D) its second.
+template <int Dims>
+KOKKOS_INLINE_FUNCTION constexpr int normal_momentum(int axis) {
+  return axis == 0 ? momentum_x : axis == Dims - 1 ? momentum_z : momentum_y;
+}
 
 // The pressure perturbation p - p_background for a rho theta perturbation about `rt_background`
 // whose pressure is `p_background`, without the cancellation of c0 (rt)^gamma - p_background:
@@ -46,28 +60,30 @@ struct FaceInputs {
   double hyperviscosity, spacing, viscosity, diffusivity;
 };
 
-// The down-gradient fluxes rho nu du/dn, rho nu dw/dn and rho kappa dtheta'/dn through a face of
+// The down-gradient fluxes rho nu du_i/dn of every momentum and rho kappa dtheta'/dn through a face of
 // density `rho`, from the states of the two cells beside it; theta' is about the background, so a
 // stable stratification is not diffused.
-KOKKOS_FORCEINLINE_FUNCTION void add_viscous_flux(const double below[components], const double above[components],
-                                                  double rho, const FaceInputs& in, double flux[components]) {
+template <int N>
+KOKKOS_FORCEINLINE_FUNCTION void add_viscous_flux(const double below[N], const double above[N], double rho,
+                                                  const FaceInputs& in, double flux[N]) {
   const BackgroundPoint &b = in.cell[2], &a = in.cell[3];
   const double rho_l = below[density] + b.rho, rho_r = above[density] + a.rho;
   const double theta_l = (below[rho_theta] + b.rho_theta) / rho_l - b.rho_theta / b.rho;
   const double theta_r = (above[rho_theta] + a.rho_theta) / rho_r - a.rho_theta / a.rho;
   const double scale = rho / in.spacing;
-  flux[momentum_x] -= in.viscosity * scale * (above[momentum_x] / rho_r - below[momentum_x] / rho_l);
-  flux[momentum_z] -= in.viscosity * scale * (above[momentum_z] / rho_r - below[momentum_z] / rho_l);
+  for (int c = 0; c < N; ++c)
+    if (is_momentum(c)) flux[c] -= in.viscosity * scale * (above[c] / rho_r - below[c] / rho_l);
   flux[rho_theta] -= in.diffusivity * scale * (theta_r - theta_l);
 }
 
-// The flux through the face between the cell at `above` and the one a `stride` below it, along
-// `axis` (0: x, 1: the vertical), of the four components `component_stride` apart in memory:
+// The flux through the face between the cell at `above` and the one a `stride` below it, of the N
+// components `component_stride` apart in memory, `normal` the momentum normal to the face:
 // miniWeather's, every component interpolated to the face at 4th order, the flux evaluated there.
-KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, long component_stride, int axis,
-                                           const FaceInputs& in, bool wall, double flux[components]) {
-  double value[components], third_difference[components], below_cell[components], above_cell[components];
-  for (int c = 0; c < components; ++c) {
+template <int N>
+KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, long component_stride, int normal,
+                                           const FaceInputs& in, bool wall, double flux[N]) {
+  double value[N], third_difference[N], below_cell[N], above_cell[N];
+  for (int c = 0; c < N; ++c) {
     const double* q = above + c * component_stride;
     const double qm2 = q[-2 * stride], qm1 = q[-stride], q0 = q[0], q1 = q[stride];
     value[c] = (-qm2 + 7 * qm1 + 7 * q0 - q1) / 12;          // 4th-order interpolation to the face
@@ -76,83 +92,90 @@ KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, lon
     above_cell[c] = q0;
   }
   const double rho = value[density] + in.face.rho;
-  const double u = value[momentum_x] / rho, w = value[momentum_z] / rho;
+  double velocity[N] = {};
+  for (int c = 0; c < N; ++c)
+    if (is_momentum(c)) velocity[c] = value[c] / rho;
   const double theta = (value[rho_theta] + in.face.rho_theta) / rho;
   const double pressure = pressure_perturbation(value[rho_theta], in.face.rho_theta, in.face.pressure);
-  const double normal = wall ? 0.0 : (axis == 0 ? u : w);
+  const double normal_velocity = wall ? 0.0 : velocity[normal];
   if (wall) third_difference[density] = 0;  // no mass through a wall, from hyperviscosity either
   const double hv = in.hyperviscosity;
-  flux[density] = rho * normal - hv * third_difference[density];
-  flux[momentum_x] = rho * normal * u + (axis == 0 ? pressure : 0.0) - hv * third_difference[momentum_x];
-  flux[momentum_z] = rho * normal * w + (axis == 1 ? pressure : 0.0) - hv * third_difference[momentum_z];
-  flux[rho_theta] = rho * normal * theta - hv * third_difference[rho_theta];
-  if ((in.viscosity > 0 || in.diffusivity > 0) && !wall) add_viscous_flux(below_cell, above_cell, rho, in, flux);
+  flux[density] = rho * normal_velocity - hv * third_difference[density];
+  for (int c = 0; c < N; ++c)
+    if (is_momentum(c))
+      flux[c] = rho * normal_velocity * velocity[c] + (c == normal ? pressure : 0.0) - hv * third_difference[c];
+  flux[rho_theta] = rho * normal_velocity * theta - hv * third_difference[rho_theta];
+  if ((in.viscosity > 0 || in.diffusivity > 0) && !wall) add_viscous_flux<N>(below_cell, above_cell, rho, in, flux);
 }
 
 // The same flux the WRF way: the mass flux through the face and the pressure perturbation there by the
-// 6th-order centred interpolation (the acoustic terms, whose waves run both ways), u, w and theta
-// carried by that mass flux at their 5th-order upwind face values (the advection), and miniWeather's
-// hyperviscosity from the four cells nearest the face. Reads three cells each way.
+// 6th-order centred interpolation (the acoustic terms, whose waves run both ways), the velocities and
+// theta carried by that mass flux at their 5th-order upwind face values (the advection), and
+// miniWeather's hyperviscosity from the four cells nearest the face. Reads three cells each way.
+template <int N>
 KOKKOS_FORCEINLINE_FUNCTION void fifth_order_face_flux(const double* above, long stride, long component_stride,
-                                                       int axis, const FaceInputs& in, bool wall,
-                                                       double flux[components]) {
-  double q[components][6], third_difference[components];
-  for (int c = 0; c < components; ++c) {
+                                                       int normal, const FaceInputs& in, bool wall, double flux[N]) {
+  double q[N][6], third_difference[N];
+  for (int c = 0; c < N; ++c) {
     for (int s = 0; s < 6; ++s) q[c][s] = above[c * component_stride + (s - 3) * stride];
     third_difference[c] = -q[c][1] + 3 * q[c][2] - 3 * q[c][3] + q[c][4];
   }
   const auto centred = [&](int c) {
     return solvers::sixth_order_centred(q[c][0], q[c][1], q[c][2], q[c][3], q[c][4], q[c][5]);
   };
-  // Cell values of the carried quantities: u, w and the full theta.
-  double carried[3][6];
+  // Cell values of the carried quantities, in the slots of their components: the velocities, and the
+  // full theta in rho theta's.
+  double carried[N][6];
   for (int s = 0; s < 6; ++s) {
     const double rho = q[density][s] + in.cell[s].rho;
-    carried[0][s] = q[momentum_x][s] / rho;
-    carried[1][s] = q[momentum_z][s] / rho;
-    carried[2][s] = (q[rho_theta][s] + in.cell[s].rho_theta) / rho;
+    for (int c = 0; c < N; ++c)
+      if (is_momentum(c)) carried[c][s] = q[c][s] / rho;
+    carried[rho_theta][s] = (q[rho_theta][s] + in.cell[s].rho_theta) / rho;
   }
-  const double mass_flux = wall ? 0.0 : centred(axis == 0 ? momentum_x : momentum_z);
+  const double mass_flux = wall ? 0.0 : centred(normal);
   const double sign = mass_flux > 0 ? 1.0 : -1.0;
-  double face_value[3];
-  for (int v = 0; v < 3; ++v)
-    face_value[v] = solvers::fifth_order_upwind(carried[v][0], carried[v][1], carried[v][2], carried[v][3],
-                                                carried[v][4], carried[v][5], sign);
+  double face_value[N];
+  for (int c = 0; c < N; ++c)
+    if (c != density)
+      face_value[c] = solvers::fifth_order_upwind(carried[c][0], carried[c][1], carried[c][2], carried[c][3],
+                                                  carried[c][4], carried[c][5], sign);
   const double pressure = pressure_perturbation(centred(rho_theta), in.face.rho_theta, in.face.pressure);
   if (wall) third_difference[density] = 0;
   const double hv = in.hyperviscosity;
   flux[density] = mass_flux - hv * third_difference[density];
-  flux[momentum_x] = mass_flux * face_value[0] + (axis == 0 ? pressure : 0.0) - hv * third_difference[momentum_x];
-  flux[momentum_z] = mass_flux * face_value[1] + (axis == 1 ? pressure : 0.0) - hv * third_difference[momentum_z];
-  flux[rho_theta] = mass_flux * face_value[2] - hv * third_difference[rho_theta];
+  for (int c = 0; c < N; ++c)
+    if (is_momentum(c))
+      flux[c] = mass_flux * face_value[c] + (c == normal ? pressure : 0.0) - hv * third_difference[c];
+  flux[rho_theta] = mass_flux * face_value[rho_theta] - hv * third_difference[rho_theta];
   if ((in.viscosity > 0 || in.diffusivity > 0) && !wall) {
-    double below_cell[components], above_cell[components];
-    for (int c = 0; c < components; ++c) below_cell[c] = q[c][2], above_cell[c] = q[c][3];
-    add_viscous_flux(below_cell, above_cell, centred(density) + in.face.rho, in, flux);
+    double below_cell[N], above_cell[N];
+    for (int c = 0; c < N; ++c) below_cell[c] = q[c][2], above_cell[c] = q[c][3];
+    add_viscous_flux<N>(below_cell, above_cell, centred(density) + in.face.rho, in, flux);
   }
 }
 
 // The Rayleigh layer's relaxation of a cell towards the background: rate x (target - state) for the
-// momenta (towards the background wind `wind` and no vertical motion) and for rho theta (towards
-// theta' = 0 at the cell's density); the density is left alone, so mass stays conserved. Zero for the
-// resting background itself.
-KOKKOS_INLINE_FUNCTION void rayleigh_tendency(const double state[components], const BackgroundPoint& cell, double wind,
-                                              double rate, double tendency[components]) {
+// momenta (towards the background wind `wind` along x and no motion across it) and for rho theta
+// (towards theta' = 0 at the cell's density); the density is left alone, so mass stays conserved. Zero
+// for the resting background itself.
+template <int N>
+KOKKOS_INLINE_FUNCTION void rayleigh_tendency(const double state[N], const BackgroundPoint& cell, double wind,
+                                              double rate, double tendency[N]) {
   const double rho = state[density] + cell.rho;
   tendency[density] = 0;
-  tendency[momentum_x] = rate * (rho * wind - state[momentum_x]);
-  tendency[momentum_z] = -rate * state[momentum_z];
+  for (int c = 0; c < N; ++c)
+    if (is_momentum(c)) tendency[c] = c == momentum_x ? rate * (rho * wind - state[c]) : -rate * state[c];
   tendency[rho_theta] = rate * (state[density] * cell.rho_theta / cell.rho - state[rho_theta]);
 }
 
-// The fastest signal along each axis in a cell, |u| + c and |w| + c, with c^2 = gamma p / rho.
-KOKKOS_INLINE_FUNCTION void signal_speeds(const double state[components], const BackgroundPoint& cell, double& along_x,
-                                          double& along_z) {
+// The fastest signal along each mesh axis in a cell, |u_axis| + c, with c^2 = gamma p / rho.
+template <int Dims>
+KOKKOS_INLINE_FUNCTION void signal_speeds(const double state[components_of<Dims>], const BackgroundPoint& cell,
+                                          double along[Dims]) {
   const double rho = state[density] + cell.rho;
   const double p = cell.pressure + pressure_perturbation(state[rho_theta], cell.rho_theta, cell.pressure);
   const double c = km::sqrt(gamma_d * p / rho);
-  along_x = km::fabs(state[momentum_x] / rho) + c;
-  along_z = km::fabs(state[momentum_z] / rho) + c;
+  for (int axis = 0; axis < Dims; ++axis) along[axis] = km::fabs(state[normal_momentum<Dims>(axis)] / rho) + c;
 }
 
 }  // namespace meridian::atmosphere

@@ -5,13 +5,15 @@ namespace meridian::solvers {
 namespace {
 void declare_vertical_slice_keys(io::Schema& schema) {
   using io::KeyType;
+  schema.add({"mesh", "dimensions", KeyType::integer, 2L, "1",
+              "2 for an x-z vertical slice, 3 for an x-y-z box (z is the vertical in both)", {}, 2, 3});
   schema.add({"mesh", "nx", KeyType::integer, 100L, "cells", "cells along x (horizontal)", {}, 1, 1e9});
-  schema.add({"mesh", "ny", KeyType::integer, 50L, "cells",
-              "cells along the vertical z of the 2-D x-z slice (the mesh's second axis; the ground below it, a lid "
-              "above)",
+  schema.add({"mesh", "ny", KeyType::integer, 1L, "cells", "cells along y (horizontal; 3-D only, 1 in 2-D)", {}, 1,
+              1e9});
+  schema.add({"mesh", "nz", KeyType::integer, 50L, "cells", "cells along the vertical z (the ground below, a lid above)",
               {}, 1, 1e9});
   auto& grid = schema.add({"mesh", "process_grid", KeyType::integer_list, std::vector<long>{0, 0, 0}, "ranks",
-                           "ranks along x, the vertical, and a third entry that must be 0 or 1; 0 lets MPI choose",
+                           "ranks along x, y and the vertical z (the y entry must be 0 or 1 in 2-D); 0 lets MPI choose",
                            {}, 0, 1e6});
   grid.restart_may_change = true;
 }
@@ -64,12 +66,28 @@ mesh::GridSpec grid_spec(const io::Deck& deck, int halo_width) {
 
 mesh::GridSpec vertical_slice_spec(const io::Deck& deck, int halo_width, mesh::Boundary sides) {
   mesh::GridSpec spec;
-  spec.dimensions = 2;
-  spec.cells = {deck.integer("mesh", "nx"), deck.integer("mesh", "ny"), 1};
+  spec.dimensions = static_cast<int>(deck.integer("mesh", "dimensions"));
+  const long nx = deck.integer("mesh", "nx"), ny = deck.integer("mesh", "ny"), nz = deck.integer("mesh", "nz");
   const auto& grid = deck.integers("mesh", "process_grid");
-  if (grid.size() != 3) deck.fail("mesh", "process_grid", "expected three entries [x, z, 1]");
-  for (int axis = 0; axis < 3; ++axis) spec.process_grid[axis] = static_cast<int>(grid[axis]);
-  spec.boundary = {sides, mesh::Boundary::open, mesh::Boundary::periodic};
+  if (grid.size() != 3) deck.fail("mesh", "process_grid", "expected three entries [x, y, z]");
+  const std::array<int, 3> ranks{static_cast<int>(grid[0]), static_cast<int>(grid[1]), static_cast<int>(grid[2])};
+  if (spec.dimensions == 3) {
+    spec.cells = {nx, ny, nz};
+    spec.process_grid = ranks;
+    spec.boundary = {sides, sides, mesh::Boundary::open};
+  } else {
+    if (ny != 1)
+      deck.fail("mesh", "ny",
+                "a 2-D atmosphere (mesh.dimensions = 2) is an x-z slice: allowed is ny = 1 only (set mesh.dimensions = "
+                "3 for cells along y)");
+    if (ranks[1] > 1)
+      deck.fail("mesh", "process_grid",
+                "a 2-D atmosphere (mesh.dimensions = 2) has one cell along y: the y entry must be 0 or 1");
+    // The slice's vertical is the mesh's second axis: its rows are then contiguous along x.
+    spec.cells = {nx, nz, 1};
+    spec.process_grid = {ranks[0], ranks[2], 1};
+    spec.boundary = {sides, mesh::Boundary::open, mesh::Boundary::periodic};
+  }
   spec.halo_width = halo_width;
   return spec;
 }

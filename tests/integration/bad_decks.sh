@@ -87,9 +87,9 @@ expect_rejected atmosphere_rayleigh_deeper_than_domain "atmosphere.rayleigh_dept
 [atmosphere]
 rayleigh_depth = 20000.0
 rayleigh_rate = 0.01"
-expect_rejected atmosphere_fifth_order_on_two_levels "mesh.ny" "$atmosphere
+expect_rejected atmosphere_fifth_order_on_two_levels "mesh.nz" "$atmosphere
 [mesh]
-ny = 2
+nz = 2
 [atmosphere]
 reconstruction = \"fifth_order_upwind\""
 expect_rejected atmosphere_domain_too_high "atmosphere.height" "$atmosphere
@@ -99,9 +99,14 @@ expect_rejected atmosphere_stratified_domain_too_high "cannot support" "$atmosph
 [atmosphere]
 buoyancy_frequency = 0.01
 height = 38000.0"
-expect_rejected atmosphere_third_process_axis "mesh.process_grid" "$atmosphere
+expect_rejected atmosphere_slice_cut_along_y "mesh.process_grid" "$atmosphere
 [mesh]
-process_grid = [1, 1, 2]"
+process_grid = [1, 2, 1]"
+# A 2-D deck with cells along y: the message names the file, the key and the one value allowed.
+expect_rejected atmosphere_slice_with_cells_along_y "atmosphere_slice_with_cells_along_y.toml:5: key 'mesh.ny' = 4: a 2-D atmosphere (mesh.dimensions = 2) is an x-z slice: allowed is ny = 1 only" "$atmosphere
+[mesh]
+dimensions = 2
+ny = 4"
 expect_rejected typo_key "mesh.nxx" "$head
 [mesh]
 nxx = 64"

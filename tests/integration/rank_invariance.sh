@@ -13,20 +13,20 @@ $compare "$work/np1" "$work/np4"
 # The atmosphere: the density current between side walls with eddy viscosity, cut along the vertical on
 # 2 ranks and both ways on 4; the periodic thermal cut along x only, split and unsplit.
 deck="$SOURCE_DIR/configs/atmosphere/density_current.toml"
-settings=(--set mesh.nx=64 --set mesh.ny=16 --set run.end_time=40 --set run.output_interval=20
+settings=(--set mesh.nx=64 --set mesh.nz=16 --set run.end_time=40 --set run.output_interval=20
           --set run.diagnostics_every=5 --set run.progress_every=1000)
 meridian_on 1 run "$deck" "${settings[@]}" --output "$work/atm1" > "$work/atm1.log"
-meridian_on 2 run "$deck" "${settings[@]}" --set mesh.process_grid=[1,2,1] --output "$work/atm2" > "$work/atm2.log"
-meridian_on 4 run "$deck" "${settings[@]}" --set mesh.process_grid=[2,2,1] --output "$work/atm4" > "$work/atm4.log"
+meridian_on 2 run "$deck" "${settings[@]}" --set mesh.process_grid=[1,1,2] --output "$work/atm2" > "$work/atm2.log"
+meridian_on 4 run "$deck" "${settings[@]}" --set mesh.process_grid=[2,1,2] --output "$work/atm4" > "$work/atm4.log"
 $compare "$work/atm1" "$work/atm2"
 $compare "$work/atm1" "$work/atm4"
 # WRF's 5th-order fluxes: a 3-cell halo, cut both ways.
 meridian_on 1 run "$deck" "${settings[@]}" --set atmosphere.reconstruction=\"fifth_order_upwind\" --output "$work/fifth1" > "$work/fifth1.log"
 meridian_on 4 run "$deck" "${settings[@]}" --set atmosphere.reconstruction=\"fifth_order_upwind\" \
-  --set mesh.process_grid=[2,2,1] --output "$work/fifth4" > "$work/fifth4.log"
+  --set mesh.process_grid=[2,1,2] --output "$work/fifth4" > "$work/fifth4.log"
 $compare "$work/fifth1" "$work/fifth4"
 deck="$SOURCE_DIR/configs/atmosphere/rising_thermal.toml"
-settings=(--set mesh.nx=48 --set mesh.ny=24 --set run.end_time=60 --set run.output_interval=30
+settings=(--set mesh.nx=48 --set mesh.nz=24 --set run.end_time=60 --set run.output_interval=30
           --set run.diagnostics_every=5 --set run.progress_every=1000)
 meridian_on 1 run "$deck" "${settings[@]}" --output "$work/thermal1" > "$work/thermal1.log"
 meridian_on 4 run "$deck" "${settings[@]}" --set mesh.process_grid=[4,1,1] --output "$work/thermal4" > "$work/thermal4.log"

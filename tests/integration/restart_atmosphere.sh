@@ -4,7 +4,7 @@
 # steps, so the restart at step 19 starts with the other direction first.
 source "$(dirname "$0")/common.sh"
 deck="$SOURCE_DIR/configs/atmosphere/density_current.toml"
-settings=(--set mesh.nx=64 --set mesh.ny=16 --set run.end_time=42 --set run.output_interval=21
+settings=(--set mesh.nx=64 --set mesh.nz=16 --set run.end_time=42 --set run.output_interval=21
           --set run.progress_every=1000 --set run.diagnostics_every=3 --set run.checkpoint_every_minutes=0)
 check_restarts "$deck" "" "${settings[@]}"
 echo "atmosphere restart tests passed"
