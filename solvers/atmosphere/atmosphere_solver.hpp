@@ -1,14 +1,13 @@
 #pragma once
 // The `atmosphere` solver kind: dry compressible Euler with gravity on a 2-D x-z slice or a 3-D x-y-z
 // box, in flux form, the state (rho', rho u, rho w, (rho theta)', and rho v in 3-D) a perturbation about
-// a hydrostatic background that is
-// balanced at the discrete level (hydrostatic_background.hpp), p = c0 (rho theta)^gamma. miniWeather's
-// numerics (Norman, ORNL): 4th-order interpolation to the faces with hyperviscosity, the
-// Wicker-Skamarock RK3 in each direction, dimensional splitting whose order alternates every step (x
-// to z, then z to x; or unsplit: every direction in every stage); optional constant eddy viscosity and
-// diffusivity; free-slip ground and lid, periodic or free-slip side walls in x and y; an optional
-// Rayleigh layer below the lid. The vertical (deck key mesh.nz) is the mesh's last axis: axis 1 in 2-D,
-// so the slice's rows stay contiguous along x, axis 2 in 3-D.
+// a hydrostatic background that is balanced at the discrete level (hydrostatic_background.hpp),
+// p = c0 (rho theta)^gamma. miniWeather's numerics (Norman, ORNL): 4th-order interpolation to the faces
+// with hyperviscosity, the Wicker-Skamarock RK3 in each direction, dimensional splitting whose order
+// alternates every step (x to z, then z to x; or unsplit: every direction in every stage); optional
+// constant eddy viscosity and diffusivity; free-slip ground and lid, periodic or free-slip side walls in
+// x and y; an optional Rayleigh layer below the lid. The vertical (deck key mesh.nz) is the mesh's last
+// axis: axis 1 in 2-D, so the slice's rows stay contiguous along x, axis 2 in 3-D.
 #include <memory>
 #include <string>
 #include <vector>

@@ -1,9 +1,10 @@
 #pragma once
 // The arithmetic of the atmosphere's kernels, direction-generic and written once for 2-D and 3-D (the
 // component count a template parameter, so the 2-D kernels carry no fifth component): the flux of the
-// conserved perturbation variables through one face (miniWeather's 4th-order reconstruction with hyperviscosity,
-// or WRF's 5th-order upwind advection with centred acoustic terms; optional constant eddy viscosity
-// and diffusivity), the pressure perturbation, the Rayleigh layer's relaxation, and the sound speed. Free host-device functions: the solver's kernels only set up the launch.
+// conserved perturbation variables through one face (miniWeather's 4th-order reconstruction with
+// hyperviscosity, or WRF's 5th-order upwind advection with centred acoustic terms; optional constant eddy
+// viscosity and diffusivity), the pressure perturbation, the Rayleigh layer's relaxation, and the sound
+// speed. Free host-device functions: the solver's kernels only set up the launch.
 #include "solvers/common/kokkos_math.hpp"
 #include "solvers/common/wrf_interpolation.hpp"
 

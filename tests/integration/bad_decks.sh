@@ -103,7 +103,7 @@ expect_rejected atmosphere_slice_cut_along_y "mesh.process_grid" "$atmosphere
 [mesh]
 process_grid = [1, 2, 1]"
 # A 2-D deck with cells along y: the message names the file, the key and the one value allowed.
-expect_rejected atmosphere_slice_with_cells_along_y "atmosphere_slice_with_cells_along_y.toml:5: key 'mesh.ny' = 4: a 2-D atmosphere (mesh.dimensions = 2) is an x-z slice: allowed is ny = 1 only" "$atmosphere
+expect_rejected atmosphere_slice_with_cells_along_y "atmosphere_slice_with_cells_along_y.toml:6: key 'mesh.ny' = 4: a 2-D atmosphere (mesh.dimensions = 2) is an x-z slice: allowed is ny = 1 only" "$atmosphere
 [mesh]
 dimensions = 2
 ny = 4"

@@ -35,3 +35,20 @@ meridian_on 1 run "$deck" "${settings[@]}" --set atmosphere.splitting=\"unsplit\
 meridian_on 2 run "$deck" "${settings[@]}" --set atmosphere.splitting=\"unsplit\" --set mesh.process_grid=[2,1,1] \
   --output "$work/unsplit2" > "$work/unsplit2.log"
 $compare "$work/unsplit1" "$work/unsplit2"
+
+# The atmosphere in 3-D: the thermal between side walls in x and y with eddy viscosity, cut along y; the
+# periodic thermal unsplit, cut along x and z. 16 x 16 x 8 cells.
+deck="$SOURCE_DIR/configs/atmosphere/rising_thermal_3d.toml"
+settings=(--set mesh.nx=16 --set mesh.ny=16 --set mesh.nz=8 --set run.end_time=60 --set run.output_interval=30
+          --set run.diagnostics_every=5 --set run.progress_every=1000)
+walls=(--set atmosphere.sides=\"wall\" --set atmosphere.viscosity=75.0 --set atmosphere.diffusivity=75.0)
+meridian_on 1 run "$deck" "${settings[@]}" "${walls[@]}" --output "$work/box1" > "$work/box1.log"
+meridian_on 2 run "$deck" "${settings[@]}" "${walls[@]}" --set mesh.process_grid=[1,2,1] --output "$work/box2" > "$work/box2.log"
+$compare "$work/box1" "$work/box2"
+meridian_on 1 run "$deck" "${settings[@]}" --set atmosphere.splitting=\"unsplit\" --output "$work/box_unsplit1" > "$work/box_unsplit1.log"
+meridian_on 2 run "$deck" "${settings[@]}" --set atmosphere.splitting=\"unsplit\" --set mesh.process_grid=[2,1,1] \
+  --output "$work/box_unsplit2x" > "$work/box_unsplit2x.log"
+meridian_on 2 run "$deck" "${settings[@]}" --set atmosphere.splitting=\"unsplit\" --set mesh.process_grid=[1,1,2] \
+  --output "$work/box_unsplit2z" > "$work/box_unsplit2z.log"
+$compare "$work/box_unsplit1" "$work/box_unsplit2x"
+$compare "$work/box_unsplit1" "$work/box_unsplit2z"

@@ -7,4 +7,10 @@ deck="$SOURCE_DIR/configs/atmosphere/density_current.toml"
 settings=(--set mesh.nx=64 --set mesh.nz=16 --set run.end_time=42 --set run.output_interval=21
           --set run.progress_every=1000 --set run.diagnostics_every=3 --set run.checkpoint_every_minutes=0)
 check_restarts "$deck" "" "${settings[@]}"
+# In 3-D the checkpoint holds rho v too; 16 x 16 x 8 cells, 14 steps, so the restart at step 7 sweeps z to x.
+rm -rf "${work:?}"/*  # check_restarts writes its runs to the same folders
+deck="$SOURCE_DIR/configs/atmosphere/rising_thermal_3d.toml"
+settings=(--set mesh.nx=16 --set mesh.ny=16 --set mesh.nz=8 --set run.end_time=48 --set run.output_interval=24
+          --set run.progress_every=1000 --set run.diagnostics_every=3 --set run.checkpoint_every_minutes=0)
+check_restarts "$deck" "" "${settings[@]}"
 echo "atmosphere restart tests passed"
