@@ -429,7 +429,7 @@ TEST(Atmosphere3d, RestingAtmosphereStaysAtRest) {
 // every output field of every cell: the y faces of a row all see the same operands, so their fluxes are
 // equal and each cell's y divergence is exactly zero (rho v stays exactly zero, and its pressure flux
 // cancels); the x and z fluxes have the 2-D operands and operations. Both take the 2-D solver's dt (the
-// unsplit Courant number sums the directions', so the 3-D one's own dt is shorter). Miniweather's
+// unsplit Courant number sums the directions', so the 3-D one's own dt is shorter). miniWeather's
 // thermal at 40 x 20 and 4 rows along y, 60 steps, split and unsplit, and the 5th-order fluxes with
 // viscosity, diffusivity and a Rayleigh layer.
 TEST(Atmosphere3d, StateIndependentOfYEvolvesBitwiseAsTheSlice) {
