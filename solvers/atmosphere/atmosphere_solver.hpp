@@ -21,7 +21,7 @@
 
 namespace meridian::atmosphere {
 
-enum class Case { rest, thermal, colliding_thermals, density_current, gravity_wave };
+enum class Case { rest, thermal, colliding_thermals, density_current, gravity_wave, linear_gravity_wave };
 
 struct Settings {
   mesh::GridSpec grid;
@@ -37,6 +37,7 @@ struct Settings {
   bool side_walls = false;
   bool unsplit = false;                   // both directions in every RK3 stage
   bool fifth_order = false;               // WRF's 5th-order upwind advection, 6th-order centred acoustics
+  bool one_sided_walls = false;           // the 2nd-order closure at the walls instead of halo copies
 };
 
 void declare_keys(io::Schema& schema);
