@@ -141,14 +141,18 @@ TEST(Atmosphere, ThermalKeepsMassAndLosesLessEnergyThanMiniWeathersBound) {
 }
 
 // Mass through walls on every side: the side walls' and the ground's fluxes of mass are zero, and
-// each interior face's flux leaves one cell for the next. Colliding thermals, 200 steps.
+// each interior face's flux leaves one cell for the next. Colliding thermals, 200 steps, with either
+// wall closure.
 TEST(Atmosphere, MassIsConservedBetweenWalls) {
-  auto s = build({"atmosphere.case=colliding_thermals", "atmosphere.sides=wall", "mesh.nx=40", "mesh.nz=20"});
-  const double start = diagnostics(*s).at("total_mass");
-  run(*s, 0, 200);
-  const auto end = diagnostics(*s);
-  EXPECT_LT(std::abs(end.at("total_mass") - start) / start, 1e-13);
-  EXPECT_GT(end.at("max_abs_w"), 1.0);
+  for (const char* closure : {"halo", "one_sided"}) {
+    auto s = build({"atmosphere.case=colliding_thermals", "atmosphere.sides=wall", "mesh.nx=40", "mesh.nz=20",
+                    std::string("atmosphere.wall_closure=") + closure});
+    const double start = diagnostics(*s).at("total_mass");
+    run(*s, 0, 200);
+    const auto end = diagnostics(*s);
+    EXPECT_LT(std::abs(end.at("total_mass") - start) / start, 1e-13) << closure;
+    EXPECT_GT(end.at("max_abs_w"), 1.0) << closure;
+  }
 }
 
 // The Courant limit a deck is held to: RK3's sqrt(3) over the 4th-order interpolation's largest response
@@ -320,47 +324,6 @@ TEST(Atmosphere, FifthOrderThermalAgreesWithTheFourthOrderOne) {
   const double fourth = thermal_max_w("atmosphere.reconstruction=fourth_order");
   EXPECT_NEAR(thermal_max_w("atmosphere.reconstruction=fifth_order_upwind"), fourth, 0.01 * fourth);
 }
-
-// Self-convergence on Skamarock & Klemp's wave, to 1000 s on 2 km, 1 km and 500 m grids (5, 10 and 20
-// levels): the l1 difference of theta' between a grid and the next finer one, averaged onto the coarser
-// cells, falls at second order (measured 2.23; with 1200 x 40 cells too the next order is 2.52). Without
-// hyperviscosity: miniWeather's removes a fixed fraction of the third difference every step, whatever dt,
-// so its damping grows with the number of steps and it limits the order to about 1.6 here.
-TEST(AtmosphereCases, GravityWaveConvergesAtSecondOrderWithoutHyperviscosity) {
-  std::vector<std::vector<double>> theta;  // each grid's theta', rows of nx from the ground up
-  std::vector<long> columns;
-  for (long n : {150L, 300L, 600L}) {
-    auto s = build({"atmosphere.case=gravity_wave", "atmosphere.width=300000.0", "atmosphere.height=10000.0",
-                    "atmosphere.buoyancy_frequency=0.01", "atmosphere.wind=20.0", "atmosphere.hyperviscosity=0.0",
-                    "mesh.nx=" + std::to_string(n), "mesh.nz=" + std::to_string(n / 30)});
-    run(*s, 1000.0);
-    std::vector<double> field;
-    for (long k = 0; k < n / 30; ++k) {
-      const auto row = global_row(*s, theta_field, k);
-      field.insert(field.end(), row.begin(), row.end());
-    }
-    theta.push_back(field);
-    columns.push_back(n);
-  }
-  double difference[2];
-  for (int g = 0; g < 2; ++g) {
-    const long nx = columns[g], nz = nx / 30, fine = columns[g + 1];
-    double sum = 0;
-    for (long k = 0; k < nz; ++k)
-      for (long i = 0; i < nx; ++i) {
-        const auto at = [&](long kk, long ii) { return theta[g + 1][kk * fine + ii]; };
-        const double average =
-            0.25 * (at(2 * k, 2 * i) + at(2 * k, 2 * i + 1) + at(2 * k + 1, 2 * i) + at(2 * k + 1, 2 * i + 1));
-        sum += std::abs(theta[g][k * nx + i] - average);
-      }
-    difference[g] = sum / static_cast<double>(nx * nz);
-  }
-  const double order = std::log2(difference[0] / difference[1]);
-  std::cout << "  gravity wave without hyperviscosity: l1 differences " << difference[0] << ", " << difference[1]
-            << " K, order " << order << "\n";
-  EXPECT_GT(order, 1.8);
-}
-
 namespace {
 
 // A 2-D deck's settings for a 3-D box of `rows_y` cells along y.

@@ -25,9 +25,13 @@ void declare_keys(io::Schema& schema) {
               "2 km) and -20 K at (width/2, 8 km), radius 2 km, rho' = 0; density_current: Straka et al. (1993), "
               "theta' = -15 K cos^2 / Exner in an ellipse of radii 4 km x 2 km at (width/2, 3 km), pressure "
               "unperturbed; gravity_wave: Skamarock & Klemp (1994), theta' = 0.01 K sin(pi z / height) / (1 + "
-              "((x - width/3) / 5 km)^2), pressure unperturbed. In 3-D each bubble is centred at y = depth/2 with "
-              "its x radius along y (a sphere of radius 2 km for the thermals); the gravity wave does not depend on y",
-              {"rest", "thermal", "colliding_thermals", "density_current", "gravity_wave"}});
+              "((x - width/3) / 5 km)^2), pressure unperturbed; linear_gravity_wave: Baldauf & Brdar (2013), "
+              "T' = 0.01 K exp(delta z / 2) exp(-((x - width/3) / 5 km)^2) sin(pi z / height), delta = g / (rd "
+              "surface_theta), pressure unperturbed, on an isothermal background: one vertical mode of the "
+              "linearised compressible equations, whose solution is known exactly. In 3-D each bubble is centred "
+              "at y = depth/2 with its x radius along y (a sphere of radius 2 km for the thermals); the gravity "
+              "waves do not depend on y",
+              {"rest", "thermal", "colliding_thermals", "density_current", "gravity_wave", "linear_gravity_wave"}});
   schema.add({s, "width", KeyType::real, 2.0e4, "m", "domain length along x", {}, 0, 1e8, true});
   schema.add({s, "depth", KeyType::real, 2.0e4, "m", "domain length along y (3-D only: mesh.dimensions = 3)", {}, 0,
               1e8, true});
@@ -35,6 +39,11 @@ void declare_keys(io::Schema& schema) {
               "domain height (the lid); the background's Exner pressure must stay positive up to it", {}, 0, 1e6, true});
   schema.add({s, "surface_theta", KeyType::real, 300.0, "K", "background potential temperature at the ground", {}, 0,
               1e4, true});
+  schema.add({s, "background", KeyType::string, std::string("constant_buoyancy_frequency"), "",
+              "the resting atmosphere. constant_buoyancy_frequency: theta = surface_theta exp(N^2 z / g), N from "
+              "buoyancy_frequency (0: constant theta); isothermal: T = surface_theta at every height (N^2 = g^2 / "
+              "(cp surface_theta)), buoyancy_frequency left 0",
+              {"constant_buoyancy_frequency", "isothermal"}});
   schema.add({s, "buoyancy_frequency", KeyType::real, 0.0, "1/s",
               "background Brunt-Vaisala frequency N: theta = surface_theta exp(N^2 z / g) (0: constant theta)", {}, 0,
               1});
@@ -75,6 +84,12 @@ void declare_keys(io::Schema& schema) {
               "the layer's largest relaxation rate, at the lid; it grows as sin^2 from the layer's base (Klemp & "
               "Lilly 1978); at most 1/dt",
               {}, 0, 10});
+  schema.add({s, "wall_closure", KeyType::string, std::string("halo"), "",
+              "the fluxes next to the ground, the lid and side walls. halo: miniWeather's, the interior stencil "
+              "reading halo cells that copy the cell inside (w and the normal momentum zero), first order at the "
+              "wall; one_sided: the face next to a wall 2nd-order centred and the wall's pressure extrapolated "
+              "linearly from inside, without hyperviscosity there, second order at the wall (fourth_order only)",
+              {"halo", "one_sided"}});
   schema.add({s, "sides", KeyType::string, std::string("periodic"), "",
               "boundaries at x = 0 and x = width (and y = 0 and y = depth in 3-D): periodic, or free-slip walls (the "
               "ground and the lid always are)",
@@ -129,6 +144,7 @@ Case case_of(const std::string& name) {
   if (name == "colliding_thermals") return Case::colliding_thermals;
   if (name == "density_current") return Case::density_current;
   if (name == "gravity_wave") return Case::gravity_wave;
+  if (name == "linear_gravity_wave") return Case::linear_gravity_wave;
   return Case::thermal;
 }
 
@@ -154,12 +170,29 @@ Settings settings_of(const io::Deck& deck) {
   s.fifth_order = deck.string("atmosphere", "reconstruction") == "fifth_order_upwind";
   s.grid = solvers::vertical_slice_spec(deck, s.fifth_order ? 3 : 2,
                                         s.side_walls ? mesh::Boundary::open : mesh::Boundary::periodic);
+  s.one_sided_walls = deck.string("atmosphere", "wall_closure") == "one_sided";
+  if (s.one_sided_walls && s.fifth_order)
+    deck.fail("atmosphere", "wall_closure",
+              "the one_sided closure is written for the 4th-order fluxes; with reconstruction = "
+              "\"fifth_order_upwind\" the allowed value is \"halo\"");
   s.initial = case_of(deck.string("atmosphere", "case"));
   s.width = deck.real("atmosphere", "width");
   s.depth = deck.real("atmosphere", "depth");
   s.height = deck.real("atmosphere", "height");
   s.profile.surface_theta = deck.real("atmosphere", "surface_theta");
   s.profile.buoyancy_frequency = deck.real("atmosphere", "buoyancy_frequency");
+  if (deck.string("atmosphere", "background") == "isothermal") {
+    if (s.profile.buoyancy_frequency != 0)
+      deck.fail("atmosphere", "buoyancy_frequency",
+                "an isothermal background sets N from surface_theta; leave buoyancy_frequency at 0");
+    // Constant N with N^2 = g^2 / (cp theta0) is the isothermal atmosphere: its Exner pressure is then
+    // exactly theta0 / theta, so T = theta exner = theta0 at every height.
+    s.profile.buoyancy_frequency = gravity / std::sqrt(cp * s.profile.surface_theta);
+  } else if (s.initial == Case::linear_gravity_wave) {
+    deck.fail("atmosphere", "background",
+              "case = \"linear_gravity_wave\" is Baldauf & Brdar's mode of an isothermal atmosphere; allowed: "
+              "\"isothermal\"");
+  }
   s.wind = deck.real("atmosphere", "wind");
   s.courant = deck.real("atmosphere", "courant");
   s.fixed_dt = deck.real("atmosphere", "dt");
@@ -324,8 +357,17 @@ struct FluxInputs {
   BackgroundView cells, faces;
   Block b;
   double hyperviscosity, spacing, viscosity, diffusivity;
-  bool fifth_order;
+  bool fifth_order, one_sided_walls;
 };
+
+// Where face `n` of the faces 0 .. cells across one axis (0 the lowest or leftmost) sits with respect
+// to walls at its ends (`low`, `high`: those this rank touches).
+KOKKOS_INLINE_FUNCTION FaceStencil face_stencil(int n, int cells, bool low, bool high) {
+  if (low && n == 0) return FaceStencil::wall_below;
+  if (high && n == cells) return FaceStencil::wall_above;
+  if ((low && n == 1) || (high && n == cells - 1)) return FaceStencil::next_to_wall;
+  return FaceStencil::interior;
+}
 
 // Fluxes through this rank's faces across mesh axis `axis`: rows of faces along x (a row of x-faces
 // per row of cells, a row of y-faces per y face and level, a row of z-faces per face level and y),
@@ -337,7 +379,7 @@ void face_fluxes(int axis, const FluxInputs& in) {
   const BackgroundView cells = in.cells, faces = in.faces;
   const Block b = in.b;
   const double hv = in.hyperviscosity, spacing = in.spacing, nu = in.viscosity, kappa = in.diffusivity;
-  const bool fifth = in.fifth_order;
+  const bool fifth = in.fifth_order, one_sided = in.one_sided_walls;
   const bool along_y = Dims == 3 && axis == 1, along_z = axis == Dims - 1;
   const int normal = normal_momentum<Dims>(axis);
   const long component_stride = static_cast<long>(q.stride(0));
@@ -362,6 +404,9 @@ void face_fluxes(int axis, const FluxInputs& in) {
           for (int s = 3 - b.h; s < 3 + b.h; ++s) inputs.cell[s] = cells(b.h + k + (along_z ? s - 3 : 0));
           const bool wall_row = (along_z && ((b.ground && k == 0) || (b.lid && k == b.nz))) ||
                                 (along_y && ((b.south && j == 0) || (b.north && j == b.ny)));
+          const FaceStencil row_stencil = !one_sided || axis == 0 ? FaceStencil::interior
+                                          : along_z      ? face_stencil(k, b.nz, b.ground, b.lid)
+                                                         : face_stencil(j, b.ny, b.south, b.north);
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, faces_per_row), [&](const int i) {
             const bool wall = wall_row || (axis == 0 && ((b.west && i == 0) || (b.east && i == b.nx)));
             const double* above = &at<Dims>(q, 0, b.h + k, b.h + j, b.h + i);
@@ -369,7 +414,9 @@ void face_fluxes(int axis, const FluxInputs& in) {
             if (fifth)
               fifth_order_face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall, f);
             else
-              face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall, f);
+              face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall,
+                                             axis == 0 && one_sided ? face_stencil(i, b.nx, b.west, b.east) : row_stencil,
+                                             f);
             for (int c = 0; c < components_of<Dims>; ++c) flux(c, row, i) = f[c];
           });
         });
@@ -565,9 +612,10 @@ double ellipse_cosine(const Point& p, double amplitude, const Point& centre, con
 
 // The theta perturbation of a case at `p` (K), and whether it comes at constant pressure (the density
 // adjusts) or, as miniWeather's thermals, at constant density. In 3-D the bubbles are centred at
-// y = depth/2 with their x radius along y; the gravity wave's perturbation does not depend on y.
+// y = depth/2 with their x radius along y; the gravity waves' perturbations do not depend on y.
 double theta_perturbation(const Settings& s, const Point& p, bool& constant_pressure) {
-  constant_pressure = s.initial == Case::density_current || s.initial == Case::gravity_wave;
+  constant_pressure = s.initial == Case::density_current || s.initial == Case::gravity_wave ||
+                      s.initial == Case::linear_gravity_wave;
   const double xc = s.width / 2, yc = s.depth / 2;
   switch (s.initial) {
     case Case::rest: return 0;
@@ -580,6 +628,12 @@ double theta_perturbation(const Settings& s, const Point& p, bool& constant_pres
     case Case::gravity_wave: {
       const double a = 5000, x0 = s.width / 3;
       return 0.01 * std::sin(pi * p.z / s.height) / (1 + (p.x - x0) * (p.x - x0) / (a * a));
+    }
+    case Case::linear_gravity_wave: {
+      const double d = 5000, x0 = s.width / 3, delta = gravity / (rd * s.profile.surface_theta);
+      const double temperature =
+          0.01 * std::exp(delta * p.z / 2 - (p.x - x0) * (p.x - x0) / (d * d)) * std::sin(pi * p.z / s.height);
+      return temperature / s.profile.exner(p.z);
     }
   }
   return 0;
@@ -741,8 +795,9 @@ void AtmosphereSolver::tendencies(int axis, const mesh::Field& initial, const me
   const double h = spacing_[axis];
   // miniWeather's hyperviscosity coefficient -beta h / (16 dt) with the stage's dt: each stage
   // removes the same fraction of the third difference, whatever the step.
-  const FluxInputs in{forcing,     flux_,         cells_,         faces_, b, -s_.hyperviscosity * h / (16 * dt), h,
-                      s_.viscosity, s_.diffusivity, s_.fifth_order};
+  const FluxInputs in{forcing,      flux_,          cells_,         faces_,
+                      b,            -s_.hyperviscosity * h / (16 * dt), h, s_.viscosity,
+                      s_.diffusivity, s_.fifth_order, s_.one_sided_walls};
   const VerticalSources sources{cells_, rayleigh_rate_, s_.wind, s_.rayleigh_depth > 0};
   if (dimensions() == 3)
     directional_tendencies<3>(axis, in, initial, out, dt, sources);

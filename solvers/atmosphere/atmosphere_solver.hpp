@@ -22,7 +22,7 @@
 
 namespace meridian::atmosphere {
 
-enum class Case { rest, thermal, colliding_thermals, density_current, gravity_wave };
+enum class Case { rest, thermal, colliding_thermals, density_current, gravity_wave, linear_gravity_wave };
 
 struct Settings {
   mesh::GridSpec grid;
@@ -38,6 +38,7 @@ struct Settings {
   bool side_walls = false;                // in x, and in y in 3-D
   bool unsplit = false;                   // every direction in every RK3 stage
   bool fifth_order = false;               // WRF's 5th-order upwind advection, 6th-order centred acoustics
+  bool one_sided_walls = false;           // the 2nd-order closure at the walls instead of halo copies
 };
 
 void declare_keys(io::Schema& schema);

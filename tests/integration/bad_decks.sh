@@ -99,6 +99,17 @@ expect_rejected atmosphere_stratified_domain_too_high "cannot support" "$atmosph
 [atmosphere]
 buoyancy_frequency = 0.01
 height = 38000.0"
+expect_rejected atmosphere_linear_wave_without_isothermal_background "atmosphere.background" "$atmosphere
+[atmosphere]
+case = \"linear_gravity_wave\""
+expect_rejected atmosphere_isothermal_with_buoyancy_frequency "atmosphere.buoyancy_frequency" "$atmosphere
+[atmosphere]
+background = \"isothermal\"
+buoyancy_frequency = 0.01"
+expect_rejected atmosphere_one_sided_walls_with_fifth_order "atmosphere.wall_closure" "$atmosphere
+[atmosphere]
+wall_closure = \"one_sided\"
+reconstruction = \"fifth_order_upwind\""
 expect_rejected atmosphere_slice_cut_along_y "mesh.process_grid" "$atmosphere
 [mesh]
 process_grid = [1, 2, 1]"
