@@ -478,7 +478,8 @@ void unsplit_thermal_symmetry(const std::vector<std::string>& options) {
           largest = std::max(largest, std::abs(a[(k * n + j) * n + i]));
           asymmetry = std::max(asymmetry, std::abs(a[(k * n + j) * n + i] - b[(k * n + i) * n + j]));
         }
-    std::cout << "  " << label << ", " << fields[f].box.name << ": largest " << largest << ", asymmetry " << asymmetry << "\n";
+    std::cout << "  " << label << ", " << fields[f].box.name << ": largest " << largest << ", asymmetry " << asymmetry
+              << "\n";
     // Round-off: a few hundred steps of sums in another order, 1e-11 of the largest value.
     EXPECT_LE(asymmetry, 1e-11 * largest) << fields[f].box.name << " with " << label;
   }

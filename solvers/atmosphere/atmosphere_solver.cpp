@@ -51,8 +51,8 @@ void declare_keys(io::Schema& schema) {
               1e3});
   schema.add({s, "courant", KeyType::real, 1.0, "1",
               "acoustic Courant number: dt = courant / max over cells of (|u| + c) / dx, (|v| + c) / dy (3-D) and "
-              "(|w| + c) / dz (their sum when unsplit); the sweep's von Neumann limit at hyperviscosity 0.05 is 1.345 (1.262 without), "
-              "1.179 with fifth_order_upwind",
+              "(|w| + c) / dz (their sum when unsplit); the sweep's von Neumann limit at hyperviscosity 0.05 is "
+              "1.345 (1.262 without), 1.179 with fifth_order_upwind",
               {}, 0, 100, true});
   schema.add({s, "dt", KeyType::real, 0.0, "s",
               "a fixed time step instead of the Courant one (0: use courant), e.g. miniWeather's min(dx, dz) / 450 "
@@ -410,13 +410,12 @@ void face_fluxes(int axis, const FluxInputs& in) {
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, faces_per_row), [&](const int i) {
             const bool wall = wall_row || (axis == 0 && ((b.west && i == 0) || (b.east && i == b.nx)));
             const double* above = &at<Dims>(q, 0, b.h + k, b.h + j, b.h + i);
+            const FaceStencil stencil = axis == 0 && one_sided ? face_stencil(i, b.nx, b.west, b.east) : row_stencil;
             double f[components_of<Dims>];
             if (fifth)
               fifth_order_face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall, f);
             else
-              face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall,
-                                             axis == 0 && one_sided ? face_stencil(i, b.nx, b.west, b.east) : row_stencil,
-                                             f);
+              face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall, stencil, f);
             for (int c = 0; c < components_of<Dims>; ++c) flux(c, row, i) = f[c];
           });
         });

@@ -10,8 +10,8 @@ void declare_vertical_slice_keys(io::Schema& schema) {
   schema.add({"mesh", "nx", KeyType::integer, 100L, "cells", "cells along x (horizontal)", {}, 1, 1e9});
   schema.add({"mesh", "ny", KeyType::integer, 1L, "cells", "cells along y (horizontal; 3-D only, 1 in 2-D)", {}, 1,
               1e9});
-  schema.add({"mesh", "nz", KeyType::integer, 50L, "cells", "cells along the vertical z (the ground below, a lid above)",
-              {}, 1, 1e9});
+  schema.add({"mesh", "nz", KeyType::integer, 50L, "cells",
+              "cells along the vertical z (the ground below, a lid above)", {}, 1, 1e9});
   auto& grid = schema.add({"mesh", "process_grid", KeyType::integer_list, std::vector<long>{0, 0, 0}, "ranks",
                            "ranks along x, y and the vertical z (the y entry must be 0 or 1 in 2-D); 0 lets MPI choose",
                            {}, 0, 1e6});
