@@ -99,7 +99,8 @@ def theta_panels(run, args, case):
     fields = [run.read_fields(file, [FIELD])[0] for file in files]
     levels, spacing = contour_levels(case, fields)
     panel_height = min(PANEL_WIDTH / min(aspect(fields[0]), MAX_ASPECT), MAX_PANEL_HEIGHT) + PANEL_LABELS
-    fig = post.figure((10.0, FIGURE_LABELS + panel_height * len(fields)))
+    pixels = round(post.DPI * (FIGURE_LABELS + panel_height * len(fields)))
+    fig = post.figure((10.0, (pixels + 0.5) / post.DPI))  # Agg truncates the size to whole pixels: half a pixel more
     axes = fig.subplots(len(fields), 1, sharex=True, squeeze=False)[:, 0]
     if levels.size == 0:
         for ax, field in zip(axes, fields):
