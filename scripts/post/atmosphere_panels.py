@@ -41,17 +41,18 @@ def chosen_files(run, times):
 
 
 def contour_levels(case, fields):
-    """(levels, their spacing): Straka's for the density current; otherwise about AUTOMATIC_LEVELS
-    evenly spaced ones spanning the panels' theta', without zero. No levels if theta' is zero
-    everywhere (the rest case)."""
+    """(levels, their spacing, contourf's extend): Straka's for the density current, the air colder
+    than the lowest filled too (the bubble starts at -16.6 K: -15 K over the Exner pressure at 3 km);
+    otherwise about AUTOMATIC_LEVELS evenly spaced ones spanning the panels' theta', without zero. No
+    levels if theta' is zero everywhere (the rest case)."""
     if case == "density_current":
-        return STRAKA_LEVELS, STRAKA_LEVELS[1] - STRAKA_LEVELS[0]
+        return STRAKA_LEVELS, STRAKA_LEVELS[1] - STRAKA_LEVELS[0], "min"
     low = min(field.values.min() for field in fields)
     high = max(field.values.max() for field in fields)
     if low == high:
-        return np.array([]), 0.0
+        return np.array([]), 0.0, "neither"
     levels = matplotlib.ticker.MaxNLocator(AUTOMATIC_LEVELS).tick_values(low, high)
-    return levels[levels != 0], levels[1] - levels[0]
+    return levels[levels != 0], levels[1] - levels[0], "neither"
 
 
 def coordinates_km(field):
@@ -69,7 +70,7 @@ def aspect(field):
     return (x_high - x_low) / (z_high - z_low)
 
 
-def draw_panel(ax, field, levels, norm):
+def draw_panel(ax, field, levels, extend, norm):
     """Filled contours and their lines of one theta' field; returns the filled set (for the colour bar),
     or None where no level lies inside the field's range. Values outside the levels stay blank (the
     density current's background, theta' = 0 above its top level), and the band across zero between
@@ -89,7 +90,7 @@ def draw_panel(ax, field, levels, norm):
         ax.text(0.5, 0.5, "no contour level inside this panel's range", transform=ax.transAxes,
                 ha="center", va="center")
         return None
-    filled = ax.contourf(x, z, field.values, levels=levels, cmap="RdBu_r", norm=norm)
+    filled = ax.contourf(x, z, field.values, levels=levels, cmap="RdBu_r", norm=norm, extend=extend)
     ax.contour(x, z, field.values, levels=levels, colors="k", linewidths=0.5, linestyles="solid")
     return filled
 
@@ -97,7 +98,7 @@ def draw_panel(ax, field, levels, norm):
 def theta_panels(run, args, case):
     files = chosen_files(run, args.time)
     fields = [run.read_fields(file, [FIELD])[0] for file in files]
-    levels, spacing = contour_levels(case, fields)
+    levels, spacing, extend = contour_levels(case, fields)
     panel_height = min(PANEL_WIDTH / min(aspect(fields[0]), MAX_ASPECT), MAX_PANEL_HEIGHT) + PANEL_LABELS
     pixels = round(post.DPI * (FIGURE_LABELS + panel_height * len(fields)))
     fig = post.figure((10.0, (pixels + 0.5) / post.DPI))  # Agg truncates the size to whole pixels: half a pixel more
@@ -109,7 +110,7 @@ def theta_panels(run, args, case):
     else:
         largest = np.abs(levels).max()
         norm = matplotlib.colors.Normalize(-largest, largest)  # white at zero, whatever the sign of the levels
-        filled = [draw_panel(ax, field, levels, norm) for ax, field in zip(axes, fields)]
+        filled = [draw_panel(ax, field, levels, extend, norm) for ax, field in zip(axes, fields)]
         shown = [f for f in filled if f is not None]
         if shown:
             fig.colorbar(shown[-1], ax=axes, label="theta' (K)", shrink=0.8, ticks=levels[::2])
