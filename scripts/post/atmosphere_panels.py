@@ -2,11 +2,11 @@
 """Two figures of an atmosphere run (any case: thermal, density current, gravity wave):
 
 theta_panels.png: theta' at the output times, one panel each, stacked (x in km from the domain's
-  centre, z in km): filled contours with their lines. For the density current the levels are Straka
-  et al.'s (1993), every 1 K from -16.5 to -0.5 K; for any other case about 12 levels spanning the
-  theta' of the panels, zero left out (it would draw round-off noise). The panels are drawn to scale
-  unless the domain is wider than 8 times its height (the 300 km x 10 km gravity wave): then z is
-  stretched to make them 8:1, and the z label says by how much.
+  centre, z in km): filled contours with their lines. For the density current the levels are Straka et
+  al.'s (1993), every 1 K from -16.5 to -0.5 K (colder air filled as the coldest band); for any other
+  case about 12 levels spanning the theta' of the panels, zero left out (it would draw round-off
+  noise). The panels are drawn to scale unless the domain is wider than 8 times its height (the 300 km
+  x 10 km gravity wave): then z is stretched to make them 8:1, and the z label says by how much.
 energy_mass.png: the relative change from the first record of total_energy and total_mass in
   diagnostics.h5, against time. Mass is conserved to round-off; the energy falls by what viscosity,
   diffusion, hyperviscosity and a Rayleigh layer take out (miniWeather's thermal: a few 1e-5)."""
@@ -129,7 +129,7 @@ def energy_mass(run, args):
             raise SystemExit(f"{run.folder}/diagnostics.h5: no {column} series (not an atmosphere run?)")
         values = diagnostics.series[column]
         change = values / values[0] - 1
-        ax.plot(diagnostics.time, change, ".-", ms=3, color=colour, label=column)
+        ax.plot(diagnostics.time, change, ".-", ms=3, color=colour)
         ax.axhline(0.0, color="gray", lw=0.8)
         if not change.any():  # matplotlib would span +-0.05, as if the change could be that large
             ax.set_ylim(-np.finfo(float).eps, np.finfo(float).eps)
