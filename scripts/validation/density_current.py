@@ -5,7 +5,7 @@ position and the theta' minimum at the end time (900 s) with the converged refer
 
 For each spacing H (metres, the same along x and z) it runs
     mpirun -n RANKS meridian run configs/atmosphere/density_current.toml
-        --set mesh.nx=51200/H --set mesh.ny=6400/H --set run.end_time=T --output DIR/H
+        --set mesh.nx=51200/H --set mesh.nz=6400/H --set run.end_time=T --output DIR/H
 and measures the last output with scripts/post/density_current.py (imported, not copied): the front
 is where the -1 K contour of theta' meets the ground, right of the centre, measured from the centre.
 It prints, per spacing, both values with their difference from the reference; with two or more
@@ -28,7 +28,7 @@ import density_current  # noqa: E402  (found through the path above)
 
 DECK = os.path.join(ROOT, "configs", "atmosphere", "density_current.toml")
 WIDTH, HEIGHT = 51200.0, 6400.0  # m, the deck's domain
-HORIZONTAL_CELLS_KEY, VERTICAL_CELLS_KEY = "mesh.nx", "mesh.ny"  # the deck keys of the cell counts
+HORIZONTAL_CELLS_KEY, VERTICAL_CELLS_KEY = "mesh.nx", "mesh.nz"  # the deck keys of the cell counts
 REFERENCE = {"front (km)": density_current.REFERENCE_FRONT_KM, "theta' min (K)": density_current.REFERENCE_THETA_MIN}
 
 

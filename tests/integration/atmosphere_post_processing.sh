@@ -32,7 +32,7 @@ done
 
 # 400 m cells to 300 s, outputs every 100 s: four panels of the 8:1 domain.
 current=$work/current
-meridian_on 2 run "$SOURCE_DIR/configs/atmosphere/density_current.toml" --set mesh.nx=128 --set mesh.ny=16 \
+meridian_on 2 run "$SOURCE_DIR/configs/atmosphere/density_current.toml" --set mesh.nx=128 --set mesh.nz=16 \
   --set run.end_time=300 --set run.output_interval=100 "${quiet[@]}" --output "$current" > "$work/current.log"
 expect_output "$current/theta_panels.png
 $current/energy_mass.png" post atmosphere_panels "$current"
@@ -46,7 +46,7 @@ front=$(sed -n 's/^front position: \([0-9.]*\) km .*/\1/p' "$work/front.txt")
 
 # The rising thermal, 500 m cells to 200 s: three panels of the 2:1 domain, and one with --time.
 thermal=$work/thermal
-meridian_on 2 run "$SOURCE_DIR/configs/atmosphere/rising_thermal.toml" --set mesh.nx=40 --set mesh.ny=20 \
+meridian_on 2 run "$SOURCE_DIR/configs/atmosphere/rising_thermal.toml" --set mesh.nx=40 --set mesh.nz=20 \
   --set run.end_time=200 --set run.output_interval=100 "${quiet[@]}" --output "$thermal" > "$work/thermal.log"
 expect_output "$thermal/theta_panels.png
 $thermal/energy_mass.png" post atmosphere_panels "$thermal"

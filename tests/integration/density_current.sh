@@ -5,7 +5,7 @@
 source "$(dirname "$0")/common.sh"
 export MPLCONFIGDIR=$work/matplotlib PYTHONDONTWRITEBYTECODE=1  # no caches in the home or source tree
 spacing=200                                                      # m, along x and z
-cells=(--set mesh.nx=$((51200 / spacing)) --set mesh.ny=$((6400 / spacing)))  # the vertical key may become mesh.nz
+cells=(--set mesh.nx=$((51200 / spacing)) --set mesh.nz=$((6400 / spacing)))
 meridian_on 2 run "$SOURCE_DIR/configs/atmosphere/density_current.toml" "${cells[@]}" --set run.progress_every=100000 \
   --set run.checkpoint_every_minutes=0 --output "$work/run" > "$work/run.log"
 "$MERIDIAN_PYTHON" - "$SOURCE_DIR/scripts/post" "$work/run" <<'PY' || fail "density current front or theta' minimum out of bounds"
