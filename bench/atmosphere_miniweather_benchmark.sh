@@ -91,7 +91,8 @@ elif [[ ! -x $miniweather ]]; then
 fi
 
 # run_miniweather RUN RANKS: runs miniWeather in work_dir/RUN (its output.nc, if built with output, lands
-# there) and prints `seconds d_mass d_te max_abs_w theta_min theta_max nx nz dt` from its log.
+# there) and prints `seconds d_mass d_te max_abs_w theta_min theta_max steps nx nz dt` from its log (the steps
+# are its loop's, replayed above: it does not print them).
 run_miniweather() {
   local run=$1 ranks=$2
   echo "miniWeather: thermal on $ranks rank(s)" >&2
@@ -99,14 +100,15 @@ run_miniweather() {
   (cd "$work_dir/$run" && timeout "$run_timeout_seconds" "${mpirun[@]}" -n "$ranks" "$miniweather") \
     >"$work_dir/$run.log" 2>&1 || bench_fail_with_log "miniWeather on $ranks rank(s) failed or timed out:" \
     "$work_dir/$run.log"
-  awk '/^nx_glob, nz_glob:/ { nx = $3; nz = $4 }
+  awk -v steps="$steps" '/^nx_glob, nz_glob:/ { nx = $3; nz = $4 }
        /^dt:/ { dt = $2 }
        /^CPU Time:/ { seconds = $3 }
        /^d_mass:/ { mass = $2 }
        /^d_te:/ { te = $2 }
        /^max_abs_w:/ { w = $2; range = $0; sub(/.*\[/, "", range); sub(/\].*/, "", range); split(range, r, ", *") }
        END { if (seconds == "" || te == "") exit 1
-             print seconds, mass, te, (w == "" ? "nan" : w), (w == "" ? "nan" : r[1]), (w == "" ? "nan" : r[2]), nx, nz, dt }' \
+             print seconds, mass, te, (w == "" ? "nan" : w), (w == "" ? "nan" : r[1]), (w == "" ? "nan" : r[2]), steps,
+                   nx, nz, dt }' \
     "$work_dir/$run.log" || bench_fail_with_log "no CPU Time, d_mass and d_te in miniWeather's log:" "$work_dir/$run.log"
 }
 
@@ -137,7 +139,7 @@ EOF
 
 # A miniWeather binary built for another case is refused before the repeats: its grid and dt must be ours.
 if [[ -z $skip ]]; then
-  read -r _ _ _ _ _ _ mw_nx mw_nz mw_dt < <(run_miniweather miniweather-check 1)
+  read -r _ _ _ _ _ _ _ mw_nx mw_nz mw_dt < <(run_miniweather miniweather-check 1)
   if [[ $mw_nx != "$nx" || $mw_nz != "$nz" ]] ||
     ! awk -v a="$mw_dt" -v b="$dt" 'BEGIN { exit !(a - b < 1e-6 && b - a < 1e-6) }'; then
     skip="$miniweather runs ${mw_nx:-?} x ${mw_nz:-?} cells at dt ${mw_dt:-?} s, not $nx x $nz at $dt s (rebuild it with -D_NX=$nx -D_NZ=$nz)"
@@ -201,8 +203,7 @@ printf "%-11s %5s %6s %12s %12s %12s %12s %13s %13s %10s %7s %8s\n" code ranks s
 declare -A rate
 for ranks in 1 2; do
   for code in "${codes[@]}"; do
-    read -r seconds mass energy w _ _ run_steps <<<"${best[$code-$ranks]}"
-    run_steps=${run_steps:-$steps}
+    read -r seconds mass energy w _ _ run_steps _ <<<"${best[$code-$ranks]}"
     triad=$([[ $ranks == 1 ]] && echo "$triad_1" || echo "$triad_2")
     rate[$code-$ranks]=$(awk -v c=$cells -v n="$run_steps" -v s="$seconds" 'BEGIN { printf "%.4e", c * n / s }')
     awk -v code="$code" -v ranks="$ranks" -v n="$run_steps" -v s="$seconds" -v r="${rate[$code-$ranks]}" \
