@@ -30,6 +30,7 @@
 #               (tests/test_atmosphere.cpp compares meridian with miniWeather's own definition)
 #   triad       meridian's bandwidth at the byte model below, as a fraction of the STREAM triad on as many
 #               cores as ranks (1 rank against one copy, 2 against two copies at once)
+#   halo        meridian's halo exchange as a share of its step (rank 0's run summary)
 # then `ratio atmosphere-400x200-<R>rank-meridian-over-miniweather <cell-upd/s ratio>` per rank count.
 #
 # Byte model (meridian, per cell-update; neighbour rows from cache, write-allocate not counted): every RK
@@ -112,7 +113,8 @@ run_miniweather() {
     "$work_dir/$run.log" || bench_fail_with_log "no CPU Time, d_mass and d_te in miniWeather's log:" "$work_dir/$run.log"
 }
 
-# run_meridian RUN RANKS: one meridian run; prints `seconds d_mass d_te max_abs_w theta_min theta_max steps`.
+# run_meridian RUN RANKS: one meridian run; prints `seconds d_mass d_te max_abs_w theta_min theta_max steps
+# halo_share` (the halo exchange's share of the step on rank 0).
 run_meridian() {
   local run=$1 ranks=$2
   bench_run_meridian "$run" "thermal ${nx}x$nz to t = $end_time s" "$ranks" "$deck" "${meridian_case[@]}" \
@@ -120,7 +122,7 @@ run_meridian() {
   local log="$work_dir/$run.log" timing conservation
   timing=$(awk "$bench_summary_awk"'
     $1 == "halo" && $2 == "exchange" { halo = $3 }
-    END { if (!steps) exit 1; printf "%.6e %d\n", compute + halo, steps }' "$log") ||
+    END { if (!steps) exit 1; printf "%.6e %d %.4f\n", compute + halo, steps, halo / (compute + halo) }' "$log") ||
     bench_fail_with_log "no run summary in $log:" "$log"
   # The first and last records of the diagnostics: t = 0 and the end (both output times).
   conservation=$("$python" - "$work_dir/$run/diagnostics.h5" <<'EOF'
@@ -133,8 +135,8 @@ with h5py.File(sys.argv[1], "r") as f:
           f" {d['max_abs_w'][-1]:.6f} {d['min_theta_perturbation'][-1]:.6f} {d['max_theta_perturbation'][-1]:.6f}")
 EOF
   ) || bench_fail_with_log "reading $work_dir/$run/diagnostics.h5 failed" "$log"
-  read -r seconds run_steps <<<"$timing"
-  echo "$seconds $conservation $run_steps"
+  read -r seconds run_steps halo_share <<<"$timing"
+  echo "$seconds $conservation $run_steps $halo_share"
 }
 
 # A miniWeather binary built for another case is refused before the repeats: its grid and dt must be ours.
@@ -165,7 +167,7 @@ done
 
 # The same case on both sides: meridian's steps are miniWeather's, and miniWeather's final state is meridian's.
 for ranks in 1 2; do
-  read -r _ _ _ _ _ _ meridian_steps <<<"${best[meridian-$ranks]}"
+  read -r _ _ _ _ _ _ meridian_steps _ <<<"${best[meridian-$ranks]}"
   [[ $meridian_steps == "$steps" ]] ||
     echo "warning: meridian took $meridian_steps steps on $ranks rank(s), miniWeather's loop $steps" >&2
 done
@@ -198,20 +200,22 @@ byte model (meridian): 6 stages x (face fluxes: read 4 components + write 4 flux
 STREAM triad: 1 copy $triad_1 GB/s, 2 copies at once $triad_2 GB/s (the arrays here fit in L3: see the header)
 
 EOF
-printf "%-11s %5s %6s %12s %12s %12s %12s %13s %13s %10s %7s %8s\n" code ranks steps "s to ${end_time} s" s/step \
-  cell-upd/s "per rank" d_mass d_te "max |w|" GB/s "of triad"
+printf "%-11s %5s %6s %12s %12s %12s %12s %13s %13s %10s %7s %8s %6s\n" code ranks steps "s to ${end_time} s" s/step \
+  cell-upd/s "per rank" d_mass d_te "max |w|" GB/s "of triad" halo
 declare -A rate
 for ranks in 1 2; do
   for code in "${codes[@]}"; do
-    read -r seconds mass energy w _ _ run_steps _ <<<"${best[$code-$ranks]}"
+    read -r seconds mass energy w _ _ run_steps halo_share <<<"${best[$code-$ranks]}"
     triad=$([[ $ranks == 1 ]] && echo "$triad_1" || echo "$triad_2")
     rate[$code-$ranks]=$(awk -v c=$cells -v n="$run_steps" -v s="$seconds" 'BEGIN { printf "%.4e", c * n / s }')
     awk -v code="$code" -v ranks="$ranks" -v n="$run_steps" -v s="$seconds" -v r="${rate[$code-$ranks]}" \
-      -v mass="$mass" -v energy="$energy" -v w="$w" -v bytes=$bytes_per_update -v triad="$triad" 'BEGIN {
-        if (code == "meridian") { bandwidth = sprintf("%7.2f", r * bytes / 1e9); of = sprintf("%7.1f%%", 100 * r * bytes / 1e9 / triad) }
-        else { bandwidth = sprintf("%7s", "-"); of = sprintf("%8s", "-") }
-        printf "%-11s %5d %6d %12.3f %12.3e %12.3e %12.3e %13s %13s %10s %s %s\n", code, ranks, n, s, s / n, r, r / ranks,
-               mass, energy, w, bandwidth, of }'
+      -v mass="$mass" -v energy="$energy" -v w="$w" -v bytes=$bytes_per_update -v triad="$triad" \
+      -v halo="$halo_share" 'BEGIN {
+        if (code == "meridian") { bandwidth = sprintf("%7.2f", r * bytes / 1e9); of = sprintf("%7.1f%%", 100 * r * bytes / 1e9 / triad)
+                                  halo = sprintf("%5.1f%%", 100 * halo) }
+        else { bandwidth = sprintf("%7s", "-"); of = sprintf("%8s", "-"); halo = sprintf("%6s", "-") }
+        printf "%-11s %5d %6d %12.3f %12.3e %12.3e %12.3e %13s %13s %10s %s %s %s\n", code, ranks, n, s, s / n, r, r / ranks,
+               mass, energy, w, bandwidth, of, halo }'
   done
 done
 echo
