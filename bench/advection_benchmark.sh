@@ -62,42 +62,14 @@ uniform_3d=(--set mesh.dimensions=3 --set mesh.nx=128 --set mesh.ny=128 --set me
 single=(--set numerics.precision=single)
 
 # --- ceilings: one copy alone, then two copies sharing one timing window ---------------------------------
-# value_in FILE KEY: the value on the line `KEY value` of a ceiling program's output.
-value_in() { awk -v key="$2" '$1 == key { print $2 }' "$1"; }
-
-# one_copy NAME KEY PROGRAM ARGS...: prints KEY's value from one run of PROGRAM.
-one_copy() {
-  local name=$1 key=$2
-  shift 2
-  echo "$name: one copy" >&2
-  timeout "$run_timeout_seconds" "$@" >"$work_dir/$name-1.out"
-  value_in "$work_dir/$name-1.out" "$key"
-}
-
-# two_copies NAME KEY PROGRAM ARGS...: prints the sum of KEY's values from two copies of PROGRAM run at once.
-# Both set up their arrays, then wait for the same wall-clock start and count only repetitions that end
-# before the same deadline, so every counted repetition ran while the other copy was also running.
-two_copies() {
-  local name=$1 key=$2
-  shift 2
-  echo "$name: two copies at once" >&2
-  local start_at=$(($(date +%s) + 4))  # leaves time to fill the arrays
-  timeout "$run_timeout_seconds" "$@" --start-at "$start_at" --duration 3 >"$work_dir/$name-2a.out" &
-  local first_copy=$!
-  timeout "$run_timeout_seconds" "$@" --start-at "$start_at" --duration 3 >"$work_dir/$name-2b.out"
-  wait "$first_copy"
-  awk -v a="$(value_in "$work_dir/$name-2a.out" "$key")" -v b="$(value_in "$work_dir/$name-2b.out" "$key")" \
-    'BEGIN { printf "%.4e", a + b }'
-}
-
-triad_1=$(one_copy "stream triad" triad_bandwidth_GBps "$stream_triad")
-triad_2=$(two_copies "stream triad" triad_bandwidth_GBps "$stream_triad")
+triad_1=$(bench_one_copy "stream triad" triad_bandwidth_GBps "$stream_triad")
+triad_2=$(bench_two_copies "stream triad" triad_bandwidth_GBps "$stream_triad")
 rate=reference_cell_updates_per_second
 declare -A plain
-plain[rotation-2d-1]=$(one_copy "plain loop 2-D" "$rate" "$plain_loop" --nx 2048 --ny 2048)
-plain[rotation-2d-2]=$(two_copies "plain loop 2-D" "$rate" "$plain_loop" --nx 2048 --ny 1024)
-plain[uniform-3d-1]=$(one_copy "plain loop 3-D" "$rate" "$plain_loop" --nx 128 --ny 128 --nz 128)
-plain[uniform-3d-2]=$(two_copies "plain loop 3-D" "$rate" "$plain_loop" --nx 128 --ny 128 --nz 64)
+plain[rotation-2d-1]=$(bench_one_copy "plain loop 2-D" "$rate" "$plain_loop" --nx 2048 --ny 2048)
+plain[rotation-2d-2]=$(bench_two_copies "plain loop 2-D" "$rate" "$plain_loop" --nx 2048 --ny 1024)
+plain[uniform-3d-1]=$(bench_one_copy "plain loop 3-D" "$rate" "$plain_loop" --nx 128 --ny 128 --nz 128)
+plain[uniform-3d-2]=$(bench_two_copies "plain loop 3-D" "$rate" "$plain_loop" --nx 128 --ny 128 --nz 64)
 
 # --- meridian runs -------------------------------------------------------------------------------------
 rows=() ratios=()

@@ -117,3 +117,33 @@ bench_summary_awk='
     !summary { next }
     $1 == "steps" { steps = $2 }
     $1 == "compute" { compute = $2 }'
+
+# Ceiling programs (stream_triad, the reference loops) print lines `KEY value`; these run one copy alone (the
+# bound for 1 rank) or two copies at once (for 2 ranks) and print KEY's value.
+# bench_value_in FILE KEY: the value on the line `KEY value` of a ceiling program's output.
+bench_value_in() { awk -v key="$2" '$1 == key { print $2 }' "$1"; }
+
+# bench_one_copy NAME KEY PROGRAM ARGS...: prints KEY's value from one run of PROGRAM.
+bench_one_copy() {
+  local name=$1 key=$2
+  shift 2
+  echo "$name: one copy" >&2
+  timeout "$run_timeout_seconds" "$@" >"$work_dir/$name-1.out"
+  bench_value_in "$work_dir/$name-1.out" "$key"
+}
+
+# bench_two_copies NAME KEY PROGRAM ARGS...: prints the sum of KEY's values from two copies of PROGRAM run at
+# once. Both set up their arrays, then wait for the same wall-clock start and count only repetitions that end
+# before the same deadline, so every counted repetition ran while the other copy was also running.
+bench_two_copies() {
+  local name=$1 key=$2
+  shift 2
+  echo "$name: two copies at once" >&2
+  local start_at=$(($(date +%s) + 4))  # leaves time to fill the arrays
+  timeout "$run_timeout_seconds" "$@" --start-at "$start_at" --duration 3 >"$work_dir/$name-2a.out" &
+  local first_copy=$!
+  timeout "$run_timeout_seconds" "$@" --start-at "$start_at" --duration 3 >"$work_dir/$name-2b.out"
+  wait "$first_copy"
+  awk -v a="$(bench_value_in "$work_dir/$name-2a.out" "$key")" -v b="$(bench_value_in "$work_dir/$name-2b.out" "$key")" \
+    'BEGIN { printf "%.4e", a + b }'
+}
