@@ -25,6 +25,7 @@ import h5py
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "post"))
 import density_current  # noqa: E402  (found through the path above)
+from convergence import report_convergence  # noqa: E402  (beside this script)
 
 DECK = os.path.join(ROOT, "configs", "atmosphere", "density_current.toml")
 WIDTH, HEIGHT = 51200.0, 6400.0  # m, the deck's domain
@@ -109,44 +110,9 @@ def report(args, measurements, walls):
               f"| {front_error:+.3f} km ({front_error / density_current.REFERENCE_FRONT_KM:+.1%}) | {m.theta_min:.3f} "
               f"| {theta_error:+.3f} K ({theta_error / abs(density_current.REFERENCE_THETA_MIN):+.1%}) |")
     report_convergence({spacing: {"front (km)": m.front_km, "theta' min (K)": m.theta_min}
-                        for spacing, m in measurements.items()})
-
-
-def report_convergence(values):
-    """Per pair of successive spacings, the order of the difference from the reference,
-    log(|e1| / |e2|) / log(r); per three at one ratio r, the observed order
-    p = log(|f1 - f2| / |f2 - f3|) / log(r) and the Richardson extrapolation f3 + (f3 - f2) / (r^p - 1),
-    which needs no reference."""
-    spacings = list(values)
-    if len(spacings) < 2:
-        return
-    print("\nconvergence")
-    for coarse, fine in zip(spacings, spacings[1:]):
-        ratio = coarse / fine
-        for name, reference in REFERENCE.items():
-            errors = [values[s][name] - reference for s in (coarse, fine)]
-            order = math.log(abs(errors[0]) / abs(errors[1])) / math.log(ratio) if errors[1] else math.inf
-            print(f"  {name:<15}{coarse:g} -> {fine:g} m: difference from the reference {errors[0]:+.3f} -> "
-                  f"{errors[1]:+.3f}, order {order:.2f}")
-    for triple in zip(spacings, spacings[1:], spacings[2:]):
-        ratios = (triple[0] / triple[1], triple[1] / triple[2])
-        if not math.isclose(*ratios):
-            print(f"  {triple} m: refinement ratios {ratios[0]:g} and {ratios[1]:g} differ: no observed order")
-            continue
-        for name, reference in REFERENCE.items():
-            f1, f2, f3 = (values[s][name] for s in triple)
-            label = f"{name:<15}{'/'.join(f'{s:g}' for s in triple)} m:"
-            if (f1 - f2) * (f2 - f3) <= 0:
-                print(f"  {label} not monotone ({f1:.3f}, {f2:.3f}, {f3:.3f}): no observed order")
-                continue
-            order = math.log(abs(f1 - f2) / abs(f2 - f3)) / math.log(ratios[0])
-            if order <= 0:  # the change does not shrink with the spacing: Richardson's series diverges
-                print(f"  {label} observed order {order:.2f}: changes of {f1 - f2:+.3f} and {f2 - f3:+.3f} do not "
-                      f"shrink, no extrapolation")
-                continue
-            extrapolated = f3 + (f3 - f2) / (ratios[0] ** order - 1)
-            print(f"  {label} observed order {order:.2f}, Richardson extrapolation {extrapolated:.3f} "
-                  f"(reference {reference:g})")
+                        for spacing, m in measurements.items()},
+                       REFERENCE, grid_label=lambda spacing: f"{spacing:g} m",
+                       refinement=lambda coarse, fine: coarse / fine, decimals=3)
 
 
 def main():

@@ -19,7 +19,6 @@ grids in DIR/schaefer_turek_<case>.png.
 
 Run it with Debian's /usr/bin/python3 (it has h5py, numpy and matplotlib)."""
 import argparse
-import math
 import os
 import subprocess
 import sys
@@ -35,6 +34,7 @@ import numpy as np  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "post"))
 import force_coefficients  # noqa: E402  (found through the path above)
+from convergence import report_convergence  # noqa: E402  (beside this script)
 
 # The channel is 2.2 x 0.41 and the cylinder's diameter D = 0.1: D / h = N along x means 22 N cells
 # along x (h_x = D / N); 4 N along y keeps the deck's 352 x 64 at N = 16 (h_y = 0.41 / 4N = 1.025 h_x).
@@ -189,39 +189,11 @@ def report_steady(args, runs):
         print(f"  steadiness: c_D changed by {drift:.1e} of itself over the last {STEADY_WINDOW:g} time unit before "
               f"the final record, and by {last_step_change:+.1e} in the final record (its step shortened to land "
               f"on the end time)")
-    report_convergence(args.case, values)
-
-
-def report_convergence(case, values):
-    """Observed order p = log(|f1 - f2| / |f2 - f3|) / log(r) for each three successive grids with one
-    refinement ratio r; and, for each two, the order of the error to the interval's midpoint,
-    log(|e1| / |e2|) / log(r), which means something only while the error is well above the
-    interval's half-width."""
-    grids = sorted(values)
-    if len(grids) < 2:
-        return
-    print("\nconvergence")
-    for coarse, fine in zip(grids, grids[1:]):
-        ratio = fine / coarse
-        for name, interval in case.intervals.items():
-            middle, half_width = 0.5 * (interval[0] + interval[1]), 0.5 * (interval[1] - interval[0])
-            errors = [values[grid][name] - middle for grid in (coarse, fine)]
-            order = math.log(abs(errors[0]) / abs(errors[1])) / math.log(ratio) if errors[1] else math.inf
-            print(f"  {name:<4} D/h {coarse} -> {fine}: error to the midpoint {errors[0]:+.5f} -> {errors[1]:+.5f} "
-                  f"(half-width {half_width:g}), order {order:.2f}")
-    for triple in zip(grids, grids[1:], grids[2:]):
-        ratios = (triple[1] / triple[0], triple[2] / triple[1])
-        if not math.isclose(*ratios):
-            print(f"  D/h {triple}: refinement ratios {ratios[0]:g} and {ratios[1]:g} differ: no observed order")
-            continue
-        for name in case.intervals:
-            f1, f2, f3 = (values[grid][name] for grid in triple)
-            if (f1 - f2) * (f2 - f3) <= 0:
-                print(f"  {name:<4} D/h {triple}: not monotone ({f1:.5f}, {f2:.5f}, {f3:.5f}): no observed order")
-                continue
-            order = math.log(abs(f1 - f2) / abs(f2 - f3)) / math.log(ratios[0])
-            extrapolated = f3 + (f3 - f2) / (ratios[0] ** order - 1)  # Richardson
-            print(f"  {name:<4} D/h {triple}: observed order {order:.2f}, Richardson extrapolation {extrapolated:.5f}")
+    middles = {name: 0.5 * (low + high) for name, (low, high) in args.case.intervals.items()}
+    report_convergence({grid: values[grid] for grid in sorted(values)}, middles,
+                       grid_label=lambda grid: f"D/h {grid}", refinement=lambda coarse, fine: fine / coarse,
+                       decimals=5, reference_note=lambda name: f" (the interval's midpoint; half-width "
+                       f"{0.5 * (args.case.intervals[name][1] - args.case.intervals[name][0]):g})")
 
 
 def report_periodic(args, runs):

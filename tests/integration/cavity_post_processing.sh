@@ -1,14 +1,7 @@
 # The projection solver's post-processing: cavity_centrelines.py on a tiny lid-driven cavity prints the
 # largest deviation of each centreline profile from Ghia et al. (1982) and draws them; plot_fields.py draws
 # its vorticity; force_coefficients.py gives the known Strouhal number of a synthetic lift series.
-source "$(dirname "$0")/common.sh"
-export MPLCONFIGDIR=$work/matplotlib PYTHONDONTWRITEBYTECODE=1  # no caches in the home or source tree
-post() {  # post SCRIPT ARGS...: runs scripts/post/SCRIPT.py
-  "$MERIDIAN_PYTHON" "$SOURCE_DIR/scripts/post/$1.py" "${@:2}"
-}
-check_png() {  # check_png WIDTHxHEIGHT PNG... [options of check_png.py]
-  "$MERIDIAN_PYTHON" "$SOURCE_DIR/tests/integration/check_png.py" "$@" > /dev/null || fail "check_png.py $*"
-}
+source "$(dirname "$0")/post_common.sh"
 # within VALUE EXPECTED RELATIVE: |VALUE - EXPECTED| <= RELATIVE |EXPECTED|.
 within() {
   "$MERIDIAN_PYTHON" -c "import sys; v, e, r = map(float, sys.argv[1:]); sys.exit(0 if abs(v - e) <= r * abs(e) else 1)" \
