@@ -104,11 +104,23 @@ HaloExchangeOf<T>::HaloExchangeOf(const Decomposition& decomp, int components, M
 }
 
 template <class T>
-void HaloExchangeOf<T>::exchange(const FieldOf<T>& field, Corners corners) {
-  timing::ScopedTimer timer("halo exchange");
+void HaloExchangeOf<T>::check_components(const FieldOf<T>& field) const {
   if (static_cast<int>(field.extent(0)) > components_)
     throw std::logic_error("HaloExchange: more components than the buffers were sized for");
+}
+
+template <class T>
+void HaloExchangeOf<T>::exchange(const FieldOf<T>& field, Corners corners) {
+  timing::ScopedTimer timer("halo exchange");
+  check_components(field);
   for (int axis = 0; axis < decomp_.dimensions(); ++axis) exchange_axis(field, axis, corners);
+}
+
+template <class T>
+void HaloExchangeOf<T>::exchange_across(const FieldOf<T>& field, int axis) {
+  timing::ScopedTimer timer("halo exchange");
+  check_components(field);
+  exchange_axis(field, axis, Corners::skip);
 }
 
 template <class T>

@@ -27,7 +27,12 @@ class HaloExchangeOf {
   // Halos across an open boundary are left as they are: the solver owns those.
   void exchange(const FieldOf<T>& field, Corners corners = Corners::skip);
 
+  // The halos across one axis only (no edges or corners): a dimensionally split solver's sweep reads
+  // no others, and skips the messages of the other axes.
+  void exchange_across(const FieldOf<T>& field, int axis);
+
  private:
+  void check_components(const FieldOf<T>& field) const;
   void exchange_axis(const FieldOf<T>& field, int axis, Corners corners);
 
   const Decomposition& decomp_;

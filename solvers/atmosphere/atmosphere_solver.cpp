@@ -503,13 +503,18 @@ void side_wall_halos(int axis, bool lower_wall, bool upper_wall, const Block& b,
       });
 }
 
-// Halos across the walls, as miniWeather's: zero normal momentum; the tangential momenta scaled by the
-// background density (the ground and the lid, so u and v are mirrored evenly) or copied (the side
-// walls, whose background is the same on both sides); the density and rho theta perturbations copied.
+// Halos beyond the walls across mesh axis `axis`, as miniWeather's: zero normal momentum; the tangential
+// momenta scaled by the background density (the ground and the lid, so u and v are mirrored evenly) or
+// copied (the side walls, whose background is the same on both sides); the density and rho theta
+// perturbations copied.
 template <int Dims>
-void wall_halos(const Block& b, const BackgroundView& cells, const mesh::Field& q) {
+void wall_halos_across(int axis, const Block& b, const BackgroundView& cells, const mesh::Field& q) {
   const int h = b.h;
-  if (b.ground || b.lid) {
+  if (axis == 0) {
+    if (b.west || b.east) side_wall_halos<Dims>(0, b.west, b.east, b, q);
+  } else if (axis < Dims - 1) {
+    if (b.south || b.north) side_wall_halos<Dims>(1, b.south, b.north, b, q);
+  } else if (b.ground || b.lid) {
     const int width = b.nx + 2 * h, columns = width * (Dims == 3 ? b.ny + 2 * h : 1);
     Kokkos::parallel_for(
         "atmosphere::ground_and_lid_halos", Kokkos::RangePolicy<>(0, columns), KOKKOS_LAMBDA(const int n) {
@@ -529,8 +534,6 @@ void wall_halos(const Block& b, const BackgroundView& cells, const mesh::Field& 
           }
         });
   }
-  if (b.west || b.east) side_wall_halos<Dims>(0, b.west, b.east, b, q);
-  if (b.south || b.north) side_wall_halos<Dims>(1, b.south, b.north, b, q);
 }
 
 }  // namespace
@@ -773,18 +776,25 @@ double AtmosphereSolver::stable_dt(double) {
   return dt;
 }
 
-void AtmosphereSolver::fill_halos(const mesh::Field& field) {
-  exchange_.exchange(field);
+// What a sweep along `axis` reads beyond the rank's cells: the neighbours' cells across that axis and
+// the halos beyond its walls. A split step's sweep fills only these: in 2-D on ranks cut along x, the
+// vertical sweep sends no messages (miniWeather's split does the same).
+void AtmosphereSolver::fill_halos_across(const mesh::Field& field, int axis) {
+  exchange_.exchange_across(field, axis);
   const Block b = block_of(decomp_, s_.side_walls);
   if (dimensions() == 3)
-    wall_halos<3>(b, cells_, field);
+    wall_halos_across<3>(axis, b, cells_, field);
   else
-    wall_halos<2>(b, cells_, field);
+    wall_halos_across<2>(axis, b, cells_, field);
+}
+
+void AtmosphereSolver::fill_halos(const mesh::Field& field) {
+  for (int axis = 0; axis < dimensions(); ++axis) fill_halos_across(field, axis);
 }
 
 void AtmosphereSolver::stage(int axis, const mesh::Field& initial, const mesh::Field& forcing, const mesh::Field& out,
                              double dt) {
-  fill_halos(forcing);
+  fill_halos_across(forcing, axis);
   tendencies(axis, initial, forcing, out, dt);
 }
 

@@ -89,6 +89,7 @@ class AtmosphereSolver final : public solvers::Solver {
   void stage(int axis, const mesh::Field& initial, const mesh::Field& forcing, const mesh::Field& out, double dt);
   void tendencies(int axis, const mesh::Field& initial, const mesh::Field& forcing, const mesh::Field& out, double dt);
   void unsplit_step(double dt);
+  void fill_halos_across(const mesh::Field& field, int axis);
   void fill_halos(const mesh::Field& field);
   void set_initial_state();
   io::DatasetBox box(const std::string& name, const std::string& units) const;
