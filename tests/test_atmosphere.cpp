@@ -211,9 +211,9 @@ constexpr int theta_field = 0;  // output_fields(): theta', u, w, p', rho'
 // theta' at the ground, interpolated between cell centres) after 900 s, and the coldest theta'. Straka's
 // converged 25 m solution has the front about 15.5 km from the centre and theta' at about -9.8 K; coarser
 // grids are slower and colder (measured here, 4th order: 14.90 km and -10.24 K at 200 m, 15.24 km and
-// -10.07 K at 100 m; 5th order: 14.86 km and -9.66 K at 200 m). Bounds of 1 km and 1 K about those catch a broken viscosity, wall or buoyancy term, not the
-// last per cent (the table comparison at Straka's resolutions is still to come). The two fronts mirror
-// each other about the centre to round-off.
+// -10.07 K at 100 m; 5th order: 14.86 km and -9.66 K at 200 m). Bounds of 1 km and 1 K about those catch a
+// broken viscosity, wall or buoyancy term, not the last per cent (scripts/validation/density_current.py
+// tabulates Straka's resolutions). The two fronts mirror each other about the centre to round-off.
 TEST(AtmosphereCases, DensityCurrentFrontAfter900sIsNearStrakas) {
   for (const char* reconstruction : {"fourth_order", "fifth_order_upwind"}) {
     auto s = build({"atmosphere.case=density_current", "atmosphere.width=51200.0", "atmosphere.height=6400.0",
