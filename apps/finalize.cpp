@@ -61,9 +61,10 @@ void finalize_and_exit(int code) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (skip) {
     // Ranks leave the barrier at slightly different times; one still inside it when a peer's
-    // sockets close can fail (1 run in about 15 under load exited 1). A second outside MPI lets
-    // every rank out before any exits.
-    std::this_thread::sleep_for(std::chrono::seconds(1));
+    // sockets close can fail. A pause outside MPI lets every rank out before any exits: with 1 s,
+    // 1 run in about 15 under load exited 1, and a clean-clone CI run on a 2-core host failed so;
+    // 3 s leaves a descheduled rank more room, at 2 s more per multi-host run.
+    std::this_thread::sleep_for(std::chrono::seconds(3));
     std::_Exit(code);
   }
   MPI_Finalize();
