@@ -31,6 +31,14 @@ std::map<std::string, double> diagnostics(atmosphere::AtmosphereSolver& s) {
   return out;
 }
 
+// A state that started at rest is still at rest: no vertical wind and no theta perturbation, to 1e-12.
+void expect_at_rest(atmosphere::AtmosphereSolver& s, const std::string& label) {
+  const auto d = diagnostics(s);
+  EXPECT_LT(d.at("max_abs_w"), 1e-12) << label;
+  EXPECT_LT(std::abs(d.at("min_theta_perturbation")), 1e-12) << label;
+  EXPECT_LT(std::abs(d.at("max_theta_perturbation")), 1e-12) << label;
+}
+
 // Runs to `end_time`, landing on it, or `steps` steps when end_time is 0; returns the steps taken.
 int run(atmosphere::AtmosphereSolver& s, double end_time, int steps = 0) {
   double t = 0;
@@ -109,10 +117,7 @@ TEST(Atmosphere, RestingAtmosphereStaysAtRestFor1000Steps) {
     settings.push_back(std::string("atmosphere.reconstruction=") + reconstruction);
     auto s = build(settings);
     run(*s, 0, 1000);
-    const auto d = diagnostics(*s);
-    EXPECT_LT(d.at("max_abs_w"), 1e-12) << reconstruction;
-    EXPECT_LT(std::abs(d.at("min_theta_perturbation")), 1e-12) << reconstruction;
-    EXPECT_LT(std::abs(d.at("max_theta_perturbation")), 1e-12) << reconstruction;
+    expect_at_rest(*s, reconstruction);
   }
 }
 
@@ -400,10 +405,7 @@ TEST(Atmosphere3d, RestingAtmosphereStaysAtRest) {
                     "atmosphere.diffusivity=75.0", "atmosphere.rayleigh_depth=3000.0", "atmosphere.rayleigh_rate=0.1",
                     scheme});
     run(*s, 0, 300);
-    const auto d = diagnostics(*s);
-    EXPECT_LT(d.at("max_abs_w"), 1e-12) << scheme;
-    EXPECT_LT(std::abs(d.at("min_theta_perturbation")), 1e-12) << scheme;
-    EXPECT_LT(std::abs(d.at("max_theta_perturbation")), 1e-12) << scheme;
+    expect_at_rest(*s, scheme);
   }
 }
 
