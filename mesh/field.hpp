@@ -28,7 +28,7 @@ FieldOf<Real> make_field(const Decomposition& decomp, int components, const std:
 // memory is host memory, else `mirror` (made once by the caller) refreshed from it.
 template <class DeviceView>
 typename DeviceView::HostMirror on_host(const DeviceView& view, const typename DeviceView::HostMirror& mirror) {
-  if (device_memory_is_host) return Kokkos::create_mirror_view(view);  // the view itself: no copy
+  if (parallel::device_memory_is_host) return Kokkos::create_mirror_view(view);  // the view itself: no copy
   Kokkos::deep_copy(mirror, view);
   return mirror;
 }

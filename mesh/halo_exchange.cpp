@@ -5,6 +5,8 @@
 #include <type_traits>
 
 #include "mesh/timers.hpp"
+#include "parallel/fence.hpp"
+#include "parallel/launch_policy.hpp"
 
 namespace meridian::mesh {
 namespace {
@@ -17,12 +19,10 @@ struct Box {
   long volume() const { return (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]); }
 };
 
-using BoxPolicy = Kokkos::MDRangePolicy<Kokkos::Rank<4>>;
-
+// Every component of the field over the box, in the field's (component, z, y, x) order.
 template <class T>
-BoxPolicy policy_of(const FieldOf<T>& field, const Box& box) {
-  return BoxPolicy({0, box.lo[2], box.lo[1], box.lo[0]},
-                   {static_cast<long>(field.extent(0)), box.hi[2], box.hi[1], box.hi[0]});
+parallel::Boxes range_of(const FieldOf<T>& field, const Box& box) {
+  return {{0, box.lo[2], box.lo[1], box.lo[0]}, {static_cast<long>(field.extent(0)), box.hi[2], box.hi[1], box.hi[0]}};
 }
 
 // Copies a box of every component of a field to or from the start of a buffer, in the buffer's
@@ -32,8 +32,8 @@ void copy_box(const FieldOf<T>& field, const Kokkos::View<T*>& buffer, const Box
   const long nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1], nz = box.hi[2] - box.lo[2];
   const long x0 = box.lo[0], y0 = box.lo[1], z0 = box.lo[2];
   const bool pack = direction == Direction::pack;
-  Kokkos::parallel_for(
-      pack ? "halo::pack" : "halo::unpack", policy_of(field, box),
+  parallel::for_each(
+      pack ? "halo::pack" : "halo::unpack", range_of(field, box),
       KOKKOS_LAMBDA(const long c, const long k, const long j, const long i) {
         const long n = ((c * nz + (k - z0)) * ny + (j - y0)) * nx + (i - x0);
         T& cell = field(c, k, j, i);
@@ -49,8 +49,8 @@ void copy_box(const FieldOf<T>& field, const Kokkos::View<T*>& buffer, const Box
 template <class T>
 void copy_periodic_image(const FieldOf<T>& field, const Box& halo, int axis, long shift) {
   const long dx = axis == 0 ? shift : 0, dy = axis == 1 ? shift : 0, dz = axis == 2 ? shift : 0;
-  Kokkos::parallel_for(
-      "halo::periodic_image", policy_of(field, halo), KOKKOS_LAMBDA(const long c, const long k, const long j, const long i) {
+  parallel::for_each(
+      "halo::periodic_image", range_of(field, halo), KOKKOS_LAMBDA(const long c, const long k, const long j, const long i) {
         field(c, k, j, i) = field(c, k + dz, j + dy, i + dx);
       });
 }
@@ -130,7 +130,7 @@ void HaloExchangeOf<T>::exchange_axis(const FieldOf<T>& field, int axis, Corners
     const long n = decomp_.local_cells(axis);
     copy_periodic_image(field, slab(decomp_, axis, false, true, corners), axis, n);
     copy_periodic_image(field, slab(decomp_, axis, true, true, corners), axis, -n);
-    Kokkos::fence();
+    parallel::fence();
     return;
   }
   // A message travelling towards the upper neighbour carries tag 0, towards the lower one tag 1,
@@ -143,7 +143,7 @@ void HaloExchangeOf<T>::exchange_axis(const FieldOf<T>& field, int axis, Corners
     copy_box(field, send_[side].values(), box, Direction::pack);
     count[side] = static_cast<std::size_t>(box.volume()) * field.extent(0);
   }
-  Kokkos::fence();
+  parallel::fence();
   std::array<MPI_Request, 4> requests{MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   for (int side = 0; side < 2; ++side) {
     if (neighbour[side] == MPI_PROC_NULL) continue;
@@ -160,7 +160,7 @@ void HaloExchangeOf<T>::exchange_axis(const FieldOf<T>& field, int axis, Corners
     receive_[side].received(count[side]);
     copy_box(field, receive_[side].values(), slab(decomp_, axis, side == 1, true, corners), Direction::unpack);
   }
-  Kokkos::fence();
+  parallel::fence();
 }
 
 template class HaloExchangeOf<float>;

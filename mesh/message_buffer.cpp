@@ -10,7 +10,7 @@
 namespace meridian::mesh {
 namespace {
 MessagePath& process_default() {
-  static MessagePath path = device_memory_is_host ? MessagePath::direct : MessagePath::staged;
+  static MessagePath path = parallel::device_memory_is_host ? MessagePath::direct : MessagePath::staged;
   return path;
 }
 }  // namespace
@@ -27,7 +27,7 @@ bool mpi_is_cuda_aware() {
 
 MessagePath choose_message_path(const std::string& setting) {
   if (setting == "false") return MessagePath::staged;
-  const bool device_ok = device_memory_is_host || mpi_is_cuda_aware();
+  const bool device_ok = parallel::device_memory_is_host || mpi_is_cuda_aware();
   if (setting == "auto") return device_ok ? MessagePath::direct : MessagePath::staged;
   if (setting != "true") throw MessagePathError("run.gpu_aware_mpi must be true, false or \"auto\", not '" + setting + "'");
   if (!device_ok)

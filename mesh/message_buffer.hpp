@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "parallel/device_memory.hpp"
+
 namespace meridian::mesh {
 
 enum class MessagePath { staged, direct };
@@ -18,10 +20,6 @@ using PinnedSpace = Kokkos::CudaHostPinnedSpace;
 #else
 using PinnedSpace = Kokkos::HostSpace;
 #endif
-
-// True where the default memory space is host memory, so any MPI library can take its pointers.
-constexpr bool device_memory_is_host =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
 
 // Whether the MPI library says it takes CUDA device pointers (MPIX_Query_cuda_support where the
 // library has it; false where it cannot say).

@@ -5,7 +5,11 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
 
+#include "mesh/decomposition.hpp"
 #include "solvers/common/fft/distributed_fft.hpp"
 
 using meridian::fft::Block;
@@ -146,9 +150,12 @@ TEST_P(DistributedFftTest, ParsevalHolds) {
   EXPECT_NEAR(from_spectrum / total, 1.0, 1e-13);
 }
 
-// MPI taking the buffers directly or through pinned host copies must move the same bits.
+// MPI taking the buffers directly or through pinned host copies must move the same bits. Device buffers
+// handed to an MPI without CUDA support would crash inside MPI (Debian's MPICH in the GPU bundle).
 TEST_P(DistributedFftTest, DirectAndStagedMessagesGiveTheSameBits) {
   using meridian::mesh::MessagePath;
+  if (!meridian::parallel::device_memory_is_host && !meridian::mesh::mpi_is_cuda_aware())
+    GTEST_SKIP() << "MPI is not CUDA-aware";
   DistributedFFT direct(MPI_COMM_WORLD, GetParam(), {0, 0}, meridian::fft::PlanEffort::estimate, MessagePath::direct);
   DistributedFFT staged(MPI_COMM_WORLD, GetParam(), {0, 0}, meridian::fft::PlanEffort::estimate, MessagePath::staged);
   const auto a = spectrum_of(direct), b = spectrum_of(staged);
@@ -172,5 +179,76 @@ TEST_P(DistributedFftTest, DirectAndStagedMessagesGiveTheSameBits) {
 INSTANTIATE_TEST_SUITE_P(Sizes, DistributedFftTest,
                          ::testing::Values(Cells{8, 6, 4}, Cells{7, 5, 9}, Cells{9, 8, 1}, Cells{12, 10, 6},
                                            Cells{6, 9, 8}));
+
+// Grids whose transposes send slices wider than 64 and than 128 along the contiguous axis: a GPU launch
+// whose tile there exceeded 64 packed only the first 64 of every 128 (gpu-review.md A1), so these catch it on
+// a device, on 2 slab ranks and on 2 x 2 pencils.
+struct WideCase {
+  Cells cells;
+  std::array<int, 2> grid;
+  std::string transpose;             // the transpose whose slices are wide
+  std::vector<long> widths;          // the scattered axis's extent sent to each peer in it
+};
+
+// gpu-review.md A1's formulas: x_to_y sends (nx/2+1)/p1 to each peer, y_to_z ny/p2, the pencils' y_to_x
+// ny/p1, z_to_y nz/p2.
+void PrintTo(const WideCase& c, std::ostream* out) {
+  *out << c.cells[0] << " x " << c.cells[1] << " x " << c.cells[2] << " on " << c.grid[0] << " x " << c.grid[1] << ", "
+       << c.transpose;
+}
+
+std::vector<long> peer_widths(const WideCase& c) {
+  const long nxh = c.cells[0] / 2 + 1, ny = c.cells[1], nz = c.cells[2];
+  const auto [n, parts] = c.transpose == "x_to_y"   ? std::pair{nxh, c.grid[0]}
+                          : c.transpose == "y_to_z" ? std::pair{ny, c.grid[1]}
+                          : c.transpose == "y_to_x" ? std::pair{ny, c.grid[0]}
+                                                    : std::pair{nz, c.grid[1]};
+  std::vector<long> widths;
+  for (int p = 0; p < parts; ++p) widths.push_back(meridian::mesh::block_size(n, parts, p));
+  return widths;
+}
+
+class DistributedFftWideSlices : public ::testing::TestWithParam<WideCase> {};
+
+TEST_P(DistributedFftWideSlices, MatchOneRankAndRoundTrip) {
+  const WideCase& c = GetParam();
+  ASSERT_EQ(peer_widths(c), c.widths) << "the grid no longer gives the slice widths this case is for";
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (ranks != c.grid[0] * c.grid[1]) GTEST_SKIP() << "needs " << c.grid[0] * c.grid[1] << " ranks";
+  DistributedFFT fft(MPI_COMM_WORLD, c.cells, c.grid);
+  ASSERT_EQ(fft.process_grid(), c.grid);
+  DistributedFFT serial(MPI_COMM_SELF, c.cells, {1, 1});
+  const auto spectrum = spectrum_of(fft), reference = spectrum_of(serial);
+  const Block& b = fft.spectral_block();
+  double error = 0, size = 0;
+  for (long kx = 0; kx < b.count[0]; ++kx)
+    for (long ky = 0; ky < b.count[1]; ++ky)
+      for (long kz = 0; kz < b.count[2]; ++kz) {
+        const auto& r = reference(kx + b.offset[0], ky + b.offset[1], kz);
+        error = std::max(error, Kokkos::abs(spectrum(kx, ky, kz) - r));
+        size = std::max(size, Kokkos::abs(r));
+      }
+  EXPECT_LE(global_max(error), 1e-13 * global_max(size));  // FFTs of different lengths' rounding; a lost slice is O(1)
+
+  const auto field = filled(fft);
+  auto spectral = fft.make_spectral("spectral");
+  auto back = fft.make_real("back");
+  fft.forward(field, spectral);
+  fft.backward(spectral, back);
+  const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+  const auto y = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), back);
+  error = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) error = std::max(error, std::fabs(x.data()[i] - y.data()[i]));
+  EXPECT_LT(global_max(error), 1e-13);  // the field is of order one
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Widths, DistributedFftWideSlices,
+    ::testing::Values(WideCase{{300, 12, 8}, {2, 1}, "x_to_y", {76, 75}}, WideCase{{600, 12, 8}, {2, 1}, "x_to_y", {151, 150}},
+                      WideCase{{300, 12, 8}, {2, 2}, "x_to_y", {76, 75}}, WideCase{{600, 12, 8}, {2, 2}, "x_to_y", {151, 150}},
+                      WideCase{{8, 300, 8}, {2, 2}, "y_to_z", {150, 150}}, WideCase{{8, 300, 8}, {2, 2}, "y_to_x", {150, 150}},
+                      WideCase{{8, 8, 300}, {2, 2}, "z_to_y", {150, 150}}, WideCase{{8, 160, 8}, {2, 2}, "y_to_z", {80, 80}},
+                      WideCase{{8, 160, 8}, {2, 2}, "y_to_x", {80, 80}}, WideCase{{8, 8, 160}, {2, 2}, "z_to_y", {80, 80}}));
 
 }  // namespace

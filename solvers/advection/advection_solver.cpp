@@ -9,7 +9,8 @@
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/memory_budget.hpp"
 #include "solvers/common/precision.hpp"
-#include "solvers/common/team_shape.hpp"
+#include "parallel/launch_policy.hpp"
+#include "parallel/team_shape.hpp"
 #include "solvers/common/wicker_skamarock.hpp"
 
 namespace meridian::advection {
@@ -29,9 +30,14 @@ Block block_of(const mesh::Decomposition& d, int components) {
                static_cast<int>(d.local_cells(2)), d.halo(0), d.halo(1), d.halo(2), components, d.dimensions() == 3};
 }
 
-Kokkos::MDRangePolicy<Kokkos::Rank<4>> interior_policy(const Block& b, int components, std::array<int, 3> extra = {}) {
-  return Kokkos::MDRangePolicy<Kokkos::Rank<4>>(
-      {0, b.hz, b.hy, b.hx}, {components, b.hz + b.nz + extra[2], b.hy + b.ny + extra[1], b.hx + b.nx + extra[0]});
+// Every component's interior cells, and `extra` more along each axis (x, y, z).
+parallel::Boxes interior(const Block& b, int components, std::array<int, 3> extra = {}) {
+  return {{0, b.hz, b.hy, b.hx}, {components, b.hz + b.nz + extra[2], b.hy + b.ny + extra[1], b.hx + b.nx + extra[0]}};
+}
+
+// The interior cells, and `extra` more along every axis.
+parallel::Cells interior_cells(const Block& b, int extra = 0) {
+  return {{b.hz, b.hy, b.hx}, {b.hz + b.nz + extra, b.hy + b.ny + extra, b.hx + b.nx + extra}};
 }
 
 // The sum over the axes of a cell's flux differences, written once for any per-face flux, in Real.
@@ -78,9 +84,8 @@ template <class Real>
 void face_fluxes(const Block& b, const Placement& at, const Wind& wind, int axis, const FaceFlux<Real>& flux) {
   const long ox = at.ox, oy = at.oy, oz = at.oz;
   const double dx = at.dx, dy = at.dy, dz = at.dz;
-  Kokkos::parallel_for(
-      "advection::face_fluxes",
-      Kokkos::MDRangePolicy<Kokkos::Rank<3>>({b.hz, b.hy, b.hx}, {b.hz + b.nz + 1, b.hy + b.ny + 1, b.hx + b.nx + 1}),
+  parallel::for_each(
+      "advection::face_fluxes", interior_cells(b, 1),
       KOKKOS_LAMBDA(const int k, const int j, const int i) {
         // Node coordinates are whole multiples of the spacing, so an edge shared by two faces
         // gets the same bits in both and its contributions cancel exactly in the divergence.
@@ -106,9 +111,8 @@ template <class Real>
 double max_courant_rate(const Block& b, const std::array<FaceFlux<Real>, 3>& flux, double inverse_volume) {
   const auto fx = flux[0], fy = flux[1], fz = flux[2];
   double local = 0;
-  Kokkos::parallel_reduce(
-      "advection::courant_rate",
-      Kokkos::MDRangePolicy<Kokkos::Rank<3>>({b.hz, b.hy, b.hx}, {b.hz + b.nz, b.hy + b.ny, b.hx + b.nx}),
+  parallel::reduce(
+      "advection::courant_rate", interior_cells(b),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& rate) {
         double r = max_of(km::fabs(fx(k, j, i)), km::fabs(fx(k, j, i + 1))) +
                    max_of(km::fabs(fy(k, j, i)), km::fabs(fy(k, j + 1, i)));
@@ -142,8 +146,8 @@ template <class Real>
 void cell_averages(const Block& b, const Placement& at, const Wind& wind, const Kokkos::View<const Shape*>& shapes,
                    double time, const FieldOf<Real>& target) {
   const int z_points = b.three_d ? GaussRule::points : 1;
-  Kokkos::parallel_for(
-      "advection::cell_averages", interior_policy(b, b.components),
+  parallel::for_each(
+      "advection::cell_averages", interior(b, b.components),
       KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
         target(c, k, j, i) = static_cast<Real>(cell_average(shapes(c), wind, time, (at.ox + i) * at.dx,
                                                             (at.oy + j) * at.dy, (at.oz + k) * at.dz, at, z_points));
@@ -282,7 +286,7 @@ AdvectionSolver<Real>::AdvectionSolver(const mesh::GridSpec& grid, Settings sett
     limiter_ratio_ = mesh::make_field<Real>(decomp_, 2 * components_, "advection::limiter_ratio");
     for (auto& a : antidiffusive_) a = mesh::make_field<Real>(decomp_, components_, "advection::antidiffusive");
   }
-  if (!mesh::device_memory_is_host) q_host_ = Kokkos::create_mirror(q_);
+  if (!parallel::device_memory_is_host) q_host_ = Kokkos::create_mirror(q_);
   for (const auto& t : settings_.tracers) {
     staged_.push_back({tracer_box(t), {}});
     staged_.back().values.resize(staged_.back().box.local_values());
@@ -333,7 +337,7 @@ struct StageInputs {
 };
 
 // out = base - scale * (flux divergence of in). Teams of rows with vector lanes along the contiguous
-// x index (solvers::row_team_shape): on the host a one-thread team per row, whose lane loop
+// x index (parallel::row_team_shape): on the host a one-thread team per row, whose lane loop
 // vectorises (a TeamVectorRange there strides by the team size and does not); on the GPU 8 rows to
 // a team, a warp per row. Row pointers keep the addresses simple; the dimension is a template
 // parameter so the 2-D kernel carries no z branch.
@@ -369,11 +373,11 @@ void rk_stage_rows(const Block& b, const StageInputs<Real>& s) {
   const OpenFaces open = s.open;
   const Real scale = s.scale, g = s.g;
   const long row = static_cast<long>(in.stride(2)), plane = static_cast<long>(in.stride(1));
-  const solvers::TeamShape shape = solvers::row_team_shape();
+  const parallel::TeamShape shape = parallel::row_team_shape();
   const int rows = b.components * b.nz * b.ny, rows_per_team = shape.threads;
   Kokkos::parallel_for(
       "advection::rk_stage", shape.policy((rows + rows_per_team - 1) / rows_per_team),
-      KOKKOS_LAMBDA(const solvers::TeamMember& team) {
+      KOKKOS_LAMBDA(const parallel::TeamMember& team) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
           const int r = team.league_rank() * rows_per_team + t;
           if (r >= rows) return;
@@ -445,8 +449,8 @@ void fct_antidiffusive(const Block& b, const FctStage<Real>& f, const FieldOf<Re
     const long stride = static_cast<long>(in.stride(3 - axis));
     std::array<int, 3> extra{};
     extra[axis] = 1;
-    Kokkos::parallel_for(
-        "advection::fct_antidiffusive", interior_policy(b, b.components, extra),
+    parallel::for_each(
+        "advection::fct_antidiffusive", interior(b, b.components, extra),
         KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
           const Real phi = g * flux(k, j, i);
           const int index = axis == 0 ? i : axis == 1 ? j : k;
@@ -462,8 +466,8 @@ void fct_low_order(const Block& b, const FctStage<Real>& f) {
   const FieldOf<Real> old = f.old, low = f.low;
   const auto fx = f.flux[0], fy = f.flux[1], fz = f.flux[2];
   const Real scale = f.scale, g = f.g;
-  Kokkos::parallel_for(
-      "advection::fct_low_order", interior_policy(b, b.components),
+  parallel::for_each(
+      "advection::fct_low_order", interior(b, b.components),
       KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
         const auto flux_of = [&](int axis, int kk, int jj, int ii) {
           const Real phi = g * (axis == 0 ? fx(kk, jj, ii) : axis == 1 ? fy(kk, jj, ii) : fz(kk, jj, ii));
@@ -480,8 +484,8 @@ void fct_ratios(const Block& b, const FctStage<Real>& f) {
   const FieldOf<Real> old = f.old, low = f.low, ratio = f.ratio;
   const FieldOf<Real> ax = f.antidiffusive[0], ay = f.antidiffusive[1], az = f.antidiffusive[2];
   const int nc = b.components, axes = b.three_d ? 3 : 2;
-  Kokkos::parallel_for(
-      "advection::fct_ratios", interior_policy(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
+  parallel::for_each(
+      "advection::fct_ratios", interior(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
         Real upper = max_of(old(c, k, j, i), low(c, k, j, i)), lower = min_of(old(c, k, j, i), low(c, k, j, i));
         Real into = 0, out_of = 0;
         for (int axis = 0; axis < axes; ++axis) {
@@ -509,8 +513,8 @@ void fct_update(const Block& b, const FctStage<Real>& f, const FieldOf<Real>& ou
   const FieldOf<Real> low = f.low, ratio = f.ratio;
   const FieldOf<Real> ax = f.antidiffusive[0], ay = f.antidiffusive[1], az = f.antidiffusive[2];
   const int nc = b.components;
-  Kokkos::parallel_for(
-      "advection::fct_update", interior_policy(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
+  parallel::for_each(
+      "advection::fct_update", interior(b, nc), KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
         const auto limited = [&](int axis, int kk, int jj, int ii) {
           int dk, dj, di;
           axis_offsets(axis, dk, dj, di);
@@ -569,9 +573,8 @@ TracerStatistics tracer_statistics(const Block& b, const Placement& at, const Wi
                                    const FieldOf<Real>& q, int c) {
   const int z_points = b.three_d ? GaussRule::points : 1;
   TracerStatistics result;
-  Kokkos::parallel_reduce(
-      "advection::statistics",
-      Kokkos::MDRangePolicy<Kokkos::Rank<3>>({b.hz, b.hy, b.hx}, {b.hz + b.nz, b.hy + b.ny, b.hx + b.nx}),
+  parallel::reduce(
+      "advection::statistics", interior_cells(b),
       KOKKOS_LAMBDA(const int k, const int j, const int i, TracerStatistics& s) {
         const double value = q(c, k, j, i);
         s.sum[TracerStatistics::mass] += value;
@@ -716,7 +719,7 @@ void AdvectionSolver<Real>::restore(const std::vector<io::HostDataset>& state) {
       for (int j = b.hy; j < b.hy + b.ny; ++j)
         for (int i = b.hx; i < b.hx + b.nx; ++i) host(c, k, j, i) = static_cast<Real>(values.at(n++));
   }
-  if (!mesh::device_memory_is_host) Kokkos::deep_copy(q_, host);
+  if (!parallel::device_memory_is_host) Kokkos::deep_copy(q_, host);
 }
 
 template class AdvectionSolver<float>;

@@ -10,7 +10,8 @@
 #include "solvers/common/gauss_rule.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/memory_budget.hpp"
-#include "solvers/common/team_shape.hpp"
+#include "parallel/launch_policy.hpp"
+#include "parallel/team_shape.hpp"
 #include "solvers/common/wicker_skamarock.hpp"
 
 namespace meridian::atmosphere {
@@ -386,11 +387,11 @@ void face_fluxes(int axis, const FluxInputs& in) {
   const long stride = axis_stride<Dims>(q, axis);
   const int rows_y = b.ny + (along_y ? 1 : 0), rows = rows_y * (b.nz + (along_z ? 1 : 0));
   const int faces_per_row = axis == 0 ? b.nx + 1 : b.nx;
-  const solvers::TeamShape shape = solvers::row_team_shape();
+  const parallel::TeamShape shape = parallel::row_team_shape();
   const int rows_per_team = shape.threads;
   Kokkos::parallel_for(
       "atmosphere::face_fluxes", shape.policy((rows + rows_per_team - 1) / rows_per_team),
-      KOKKOS_LAMBDA(const solvers::TeamMember& team) {
+      KOKKOS_LAMBDA(const parallel::TeamMember& team) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
           const int row = team.league_rank() * rows_per_team + t;
           if (row >= rows) return;
@@ -445,11 +446,11 @@ void apply_tendencies(int axis, const Block& b, const Flux& flux, const mesh::Fi
   const double wind = sources.wind;
   const int di = axis == 0, dj = along_y, dk = along_z;
   const int flux_rows_y = b.ny + dj;
-  const solvers::TeamShape shape = solvers::row_team_shape();
+  const parallel::TeamShape shape = parallel::row_team_shape();
   const int rows_per_team = shape.threads, rows = b.nz * b.ny;
   Kokkos::parallel_for(
       "atmosphere::apply_tendencies", shape.policy((rows + rows_per_team - 1) / rows_per_team),
-      KOKKOS_LAMBDA(const solvers::TeamMember& team) {
+      KOKKOS_LAMBDA(const parallel::TeamMember& team) {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
           const int row = team.league_rank() * rows_per_team + t;
           if (row >= rows) return;
@@ -584,7 +585,7 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
   // Room for the largest sweep's rows of faces: (nz + 1) x (ny + 1) in 3-D, nz + 1 in 2-D.
   const long y_rows = dims == 3 ? decomp_.local_cells(1) + 1 : 1;
   flux_ = Flux("atmosphere::flux", components_, (nz + 1) * y_rows, decomp_.local_cells(0) + 1);
-  if (!mesh::device_memory_is_host) q_host_ = Kokkos::create_mirror(q_);
+  if (!parallel::device_memory_is_host) q_host_ = Kokkos::create_mirror(q_);
   std::vector<std::pair<const char*, const char*>> fields{{"fields/theta_perturbation", "K"},
                                                           {"fields/u", "m/s"},
                                                           {"fields/w", "m/s"},
@@ -710,31 +711,10 @@ io::DatasetBox AtmosphereSolver::box(const std::string& name, const std::string&
 }
 
 namespace {
-// Reductions over this rank's interior cells of body(k, j, i, result) (j = 0 in 2-D), by an MDRange of
-// the grid's rank: the slice's keeps the order of its sums.
-template <class Body>
-struct OverSlice {
-  Body body;
-  KOKKOS_INLINE_FUNCTION void operator()(const int k, const int i, double& r) const { body(k, 0, i, r); }
-};
-template <class Body>
-struct OverBox {
-  Body body;
-  KOKKOS_INLINE_FUNCTION void operator()(const int k, const int j, const int i, double& r) const { body(k, j, i, r); }
-};
-
+// Reductions over this rank's interior cells of body(k, j, i, result) (j = 0 in 2-D).
 template <class Body, class Reducer>
-void reduce_over_cells(const char* label, const Block& b, std::integral_constant<int, 2>, const Body& body,
-                       const Reducer& reducer) {
-  Kokkos::parallel_reduce(label, Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {b.nz, b.nx}), OverSlice<Body>{body},
-                          reducer);
-}
-
-template <class Body, class Reducer>
-void reduce_over_cells(const char* label, const Block& b, std::integral_constant<int, 3>, const Body& body,
-                       const Reducer& reducer) {
-  Kokkos::parallel_reduce(label, Kokkos::MDRangePolicy<Kokkos::Rank<3>>({0, 0, 0}, {b.nz, b.ny, b.nx}),
-                          OverBox<Body>{body}, reducer);
+void reduce_over_cells(const char* label, const Block& b, const Body& body, const Reducer& reducer) {
+  parallel::reduce(label, parallel::Cells{{0, 0, 0}, {b.nz, b.ny, b.nx}}, body, reducer);
 }
 
 using Spacing = Kokkos::Array<double, 3>;
@@ -753,7 +733,7 @@ double max_signal_rate(const Block& b, const mesh::Field& q, const BackgroundVie
       cell_rate = unsplit ? cell_rate + along[axis] / spacing[axis] : max_of(cell_rate, along[axis] / spacing[axis]);
     r = max_of(r, cell_rate);
   };
-  reduce_over_cells("atmosphere::signal_rate", b, std::integral_constant<int, Dims>(), body, Kokkos::Max<double>(rate));
+  reduce_over_cells("atmosphere::signal_rate", b, body, Kokkos::Max<double>(rate));
   return rate;
 }
 }  // namespace
@@ -878,7 +858,7 @@ double reduce_cells(CellQuantity what, const Block& b, const mesh::Field& q, con
         cell_quantity<components_of<Dims>>(what, state, cells(b.h + k), (z_offset + k + 0.5) * dz, volume);
     Reducer(r).join(r, value);
   };
-  reduce_over_cells("atmosphere::diagnostics", b, std::integral_constant<int, Dims>(), body, Reducer(result));
+  reduce_over_cells("atmosphere::diagnostics", b, body, Reducer(result));
   return result;
 }
 
@@ -979,7 +959,7 @@ void AtmosphereSolver::restore(const std::vector<io::HostDataset>& state) {
   for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
     for (int c = 0; c < components_; ++c) host_value(q, dims, c, k, j, i) = state.at(c).values.at(n);
   });
-  if (!mesh::device_memory_is_host) Kokkos::deep_copy(q_, q);
+  if (!parallel::device_memory_is_host) Kokkos::deep_copy(q_, q);
 }
 
 std::vector<solvers::Scalar> AtmosphereSolver::state_scalars() const {

@@ -14,7 +14,7 @@ namespace {
 double apply(const mesh::Field& p, const mesh::Field& q, const mesh::Field& free, const MacGrid g, double alpha,
              MPI_Comm comm) {
   double local = 0;
-  Kokkos::parallel_reduce(
+  parallel::reduce(
       "mac::cn_apply", owned(g),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& sum) {
         const int x[3] = {i, j, k};
@@ -32,7 +32,7 @@ double apply(const mesh::Field& p, const mesh::Field& q, const mesh::Field& free
 double update(const mesh::Field& x, const mesh::Field& r, const mesh::Field& p, const mesh::Field& q,
               const mesh::Field& free, double step, const MacGrid g, MPI_Comm comm) {
   double local = 0;
-  Kokkos::parallel_reduce(
+  parallel::reduce(
       "mac::cn_update", owned(g),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& sum) {
         const int at_face[3] = {i, j, k};
@@ -49,7 +49,7 @@ double update(const mesh::Field& x, const mesh::Field& r, const mesh::Field& p, 
 
 // p = r + beta p.
 void next_direction(const mesh::Field& r, const mesh::Field& p, double beta, const MacGrid g) {
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::cn_direction", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         for (int c = 0; c < g.dims; ++c) p(c, k, j, i) = r(c, k, j, i) + beta * p(c, k, j, i);
       });

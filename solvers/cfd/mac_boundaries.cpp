@@ -23,15 +23,15 @@ MacGrid mac_grid(const mesh::Decomposition& d, const double (&length)[3]) {
 
 namespace {
 
-using Plane = Kokkos::MDRangePolicy<Kokkos::Rank<2>>;
+using Plane = parallel::Plane;
 
 // The two axes other than `axis`, and their index ranges: the whole allocation, or this rank's cells.
 struct PlaneAxes {
   int b1, b2;
   explicit PlaneAxes(int axis) : b1((axis + 1) % 3), b2((axis + 2) % 3) {}
-  Plane all(const MacGrid& g) const { return Plane({0, 0}, {g.extent[b2], g.extent[b1]}); }
+  Plane all(const MacGrid& g) const { return Plane{{0, 0}, {g.extent[b2], g.extent[b1]}}; }
   Plane owned(const MacGrid& g) const {
-    return Plane({g.lo[b2], g.lo[b1]}, {g.lo[b2] + g.n[b2], g.lo[b1] + g.n[b1]});
+    return Plane{{g.lo[b2], g.lo[b1]}, {g.lo[b2] + g.n[b2], g.lo[b1] + g.n[b1]}};
   }
 };
 
@@ -57,7 +57,7 @@ void apply_face(const mesh::Field& u, const MacGrid g, int axis, int side, Fill 
   const int face = side == 0 ? g.lo[axis] : g.lo[axis] + g.n[axis];        // the normal component's index
   const int beyond = side == 0 ? halo : halo - 1;  // normal-component ghosts past the face
   const bool homogeneous = mode == Fill::homogeneous;
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::face", p.all(g), KOKKOS_LAMBDA(const int q2, const int q1) {
         int x[3];
         x[b1] = q1, x[b2] = q2;
@@ -95,7 +95,7 @@ void outflow_by_continuity(const mesh::Field& u, const MacGrid g, int axis, int 
   const int cell = side == 0 ? g.lo[axis] : g.lo[axis] + g.n[axis] - 1, face = side == 0 ? cell : cell + 1;
   const int inner = side == 0 ? cell + 1 : cell;
   const double sign = side == 0 ? 1 : -1;
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::outflow_continuity", p.owned(g), KOKKOS_LAMBDA(const int q2, const int q1) {
         int x[3];
         x[b1] = q1, x[b2] = q2, x[axis] = cell;
@@ -116,7 +116,7 @@ void outflow_rule(const mesh::Field& u, const MacGrid g, int axis, int side, dou
   const int b1 = p.b1, b2 = p.b2;
   const int face = side == 0 ? g.lo[axis] : g.lo[axis] + g.n[axis];
   const int inner = side == 0 ? face + 1 : face - 1, out = side == 0 ? -1 : 1;
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::outflow_rule", p.owned(g), KOKKOS_LAMBDA(const int q2, const int q1) {
         int x[3];
         x[b1] = q1, x[b2] = q2, x[axis] = inner;
@@ -132,7 +132,7 @@ double normal_velocity_sum(const mesh::Field& u, const MacGrid g, int axis, int 
   const PlaneAxes p(axis);
   const int b1 = p.b1, b2 = p.b2, face = side == 0 ? g.lo[axis] : g.lo[axis] + g.n[axis];
   double local = 0;
-  Kokkos::parallel_reduce(
+  parallel::reduce(
       "mac::outflow_mean", p.owned(g),
       KOKKOS_LAMBDA(const int q2, const int q1, double& sum) {
         int x[3];

@@ -8,6 +8,7 @@
 
 #include "mesh/decomposition.hpp"
 #include "mesh/field.hpp"
+#include "parallel/launch_policy.hpp"
 
 namespace meridian::cfd {
 
@@ -85,13 +86,9 @@ KOKKOS_INLINE_FUNCTION double divergence(const mesh::Field& u, const int (&x)[3]
   return sum;
 }
 
-// This rank's cells (or the faces stored with them), as a (z, y, x) range. On the host a tile is a whole
-// row, so the innermost loop runs along contiguous x (Kokkos' default host tiles are a few cells wide).
-inline Kokkos::MDRangePolicy<Kokkos::Rank<3>> owned(const MacGrid& g) {
-  using Policy = Kokkos::MDRangePolicy<Kokkos::Rank<3>>;
-  const Policy::point_type begin{g.lo[2], g.lo[1], g.lo[0]}, end{g.lo[2] + g.n[2], g.lo[1] + g.n[1], g.lo[0] + g.n[0]};
-  if (mesh::device_memory_is_host) return Policy(begin, end, Policy::tile_type{1, 1, g.n[0]});
-  return Policy(begin, end);
+// This rank's cells (or the faces stored with them), as a (z, y, x) range.
+inline parallel::Cells owned(const MacGrid& g) {
+  return {{g.lo[2], g.lo[1], g.lo[0]}, {g.lo[2] + g.n[2], g.lo[1] + g.n[1], g.lo[0] + g.n[0]}};
 }
 
 }  // namespace meridian::cfd

@@ -19,7 +19,7 @@ struct BodyForce {
 // (explicit, advanced by AB2 with the rest) or into `viscous` (Crank-Nicolson's explicit half).
 void tendency(const mesh::Field& u, const mesh::Field& out, const mesh::Field& viscous, const MacGrid g, double nu,
               BodyForce force, int scheme, bool crank_nicolson) {
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::tendency", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         const int x[3] = {i, j, k};
         for (int c = 0; c < g.dims; ++c) {
@@ -33,7 +33,7 @@ void tendency(const mesh::Field& u, const mesh::Field& out, const mesh::Field& v
 // d = dt (a N + b N_old [+ viscous]) - dt grad p on the faces the momentum equation sets, 0 elsewhere.
 void predict(const mesh::Field& d, const mesh::Field& n, const mesh::Field& n_old, const mesh::Field& viscous,
              const mesh::Field& p, const MacGrid g, double dt, double a, double b, bool crank_nicolson) {
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::predict", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         const int x[3] = {i, j, k};
         for (int c = 0; c < g.dims; ++c) {
@@ -46,7 +46,7 @@ void predict(const mesh::Field& d, const mesh::Field& n, const mesh::Field& n_ol
 
 // out = a - b on the faces the momentum equation sets, 0 on those the boundaries set (as predict leaves them).
 void difference(const mesh::Field& a, const mesh::Field& b, const mesh::Field& out, const MacGrid g) {
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::difference", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         const int x[3] = {i, j, k};
         for (int c = 0; c < g.dims; ++c) out(c, k, j, i) = g.fixed(c, x) ? 0.0 : a(c, k, j, i) - b(c, k, j, i);
@@ -54,7 +54,7 @@ void difference(const mesh::Field& a, const mesh::Field& b, const mesh::Field& o
 }
 
 void add(const mesh::Field& u, const mesh::Field& d, const MacGrid g) {
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::add_increment", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         for (int c = 0; c < g.dims; ++c) u(c, k, j, i) += d(c, k, j, i);
       });
@@ -67,7 +67,7 @@ KOKKOS_INLINE_FUNCTION int row(const MacGrid& g, int k, int j, int i) {
 
 // rhs = -div(u*) / dt per cell, in the Poisson operator's row order.
 void divergence_rhs(const mesh::Field& u, const sparse::Vector& rhs, const MacGrid g, double dt) {
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::divergence", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         const int x[3] = {i, j, k};
         rhs(row(g, k, j, i)) = -divergence(u, x, g) / dt;
@@ -75,13 +75,13 @@ void divergence_rhs(const mesh::Field& u, const sparse::Vector& rhs, const MacGr
 }
 
 void to_field(const sparse::Vector& values, const mesh::Field& f, const MacGrid g) {
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::to_field", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) { f(0, k, j, i) = values(row(g, k, j, i)); });
 }
 
 // u -= dt grad phi on the faces the momentum equation sets; p += phi.
 void correct(const mesh::Field& u, const mesh::Field& p, const mesh::Field& phi, const MacGrid g, double dt) {
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::correct", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         const int x[3] = {i, j, k};
         for (int c = 0; c < g.dims; ++c)
@@ -96,14 +96,14 @@ void correct(const mesh::Field& u, const mesh::Field& p, const mesh::Field& phi,
 // The force on the body, a sum of pressure differences along each grid line through it, telescopes to
 // the fluid values and does not depend on the pressure inside.
 void clear_inside(const mesh::Field& p, const mesh::Field& fluid, const MacGrid g) {
-  Kokkos::parallel_for(
+  parallel::for_each(
       "mac::clear_inside_bodies", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) { p(0, k, j, i) *= fluid(0, k, j, i); });
 }
 
 // max over faces of sum |u_a| / h_a: the advective rate a Courant number limits.
 double max_rate(const mesh::Field& u, const MacGrid g, MPI_Comm comm) {
   double local = 0;
-  Kokkos::parallel_reduce(
+  parallel::reduce(
       "mac::max_rate", owned(g),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& m) {
         double s = 0;
@@ -116,7 +116,7 @@ double max_rate(const mesh::Field& u, const MacGrid g, MPI_Comm comm) {
 
 double max_abs_divergence(const mesh::Field& u, const MacGrid g, MPI_Comm comm) {
   double local = 0;
-  Kokkos::parallel_reduce(
+  parallel::reduce(
       "mac::max_divergence", owned(g),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& m) {
         const int x[3] = {i, j, k};
@@ -209,7 +209,7 @@ double MacProjection::kinetic_energy() const {
   const MacGrid g = boundaries_.grid();
   const mesh::Field u = velocity_;
   double local = 0;
-  Kokkos::parallel_reduce(
+  parallel::reduce(
       "mac::kinetic_energy", owned(g),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& e) {
         for (int c = 0; c < g.dims; ++c) e += 0.5 * u(c, k, j, i) * u(c, k, j, i);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "mesh/reductions.hpp"
+#include "parallel/launch_policy.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/memory_budget.hpp"
 #include "solvers/common/kokkos_math.hpp"
@@ -14,7 +15,7 @@
 namespace meridian::cfd {
 
 using fft::Complex;
-using ModePolicy = Kokkos::MDRangePolicy<Kokkos::Rank<3>>;
+using ModePolicy = parallel::Cells;
 
 namespace {
 
@@ -59,12 +60,12 @@ Modes modes_of(const fft::DistributedFFT& fft, double length) {
 
 ModePolicy mode_policy(const fft::DistributedFFT& fft) {
   const auto& c = fft.spectral_block().count;
-  return ModePolicy({0, 0, 0}, {c[0], c[1], c[2]});
+  return ModePolicy{{0, 0, 0}, {c[0], c[1], c[2]}};
 }
 
 ModePolicy cell_policy(const fft::DistributedFFT& fft) {
   const auto& c = fft.real_block().count;
-  return ModePolicy({0, 0, 0}, {c[0], c[1], c[2]});
+  return ModePolicy{{0, 0, 0}, {c[0], c[1], c[2]}};
 }
 
 KOKKOS_INLINE_FUNCTION Complex times_i(const Complex& a) { return Complex(-a.imag(), a.real()); }
@@ -81,7 +82,7 @@ SpectralNavierStokes::RealVector make_real_vector(const fft::DistributedFFT& fft
 void curl(const Modes& m, const ModePolicy& policy, const SpectralNavierStokes::Vector& u,
           const SpectralNavierStokes::Vector& omega) {
   const auto ux = u[0], uy = u[1], uz = u[2], wx = omega[0], wy = omega[1], wz = omega[2];
-  Kokkos::parallel_for(
+  parallel::for_each(
       "cfd::curl", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
         double kx, ky, kz;
         m.wavevector(i, j, l, kx, ky, kz);
@@ -100,7 +101,7 @@ void taylor_green(const fft::DistributedFFT& fft, const SpectralNavierStokes::Re
   const double h[3] = {2 * pi / n[0], 2 * pi / n[1], 2 * pi / n[2]};  // the flow's own period is the box
   const long z0 = b.offset[0], y0 = b.offset[1];
   const auto u = velocity[0], v = velocity[1], w = velocity[2];
-  Kokkos::parallel_for(
+  parallel::for_each(
       "cfd::taylor_green", cell_policy(fft), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         const double x = i * h[0], y = (y0 + j) * h[1], z = (z0 + k) * h[2];
         u(k, j, i) = km::sin(x) * km::cos(y) * km::cos(z);
@@ -115,7 +116,7 @@ void initial_scalar(const fft::DistributedFFT& fft, const fft::RealPencil& theta
   const auto n = fft.cells();
   const double h[3] = {2 * pi / n[0], 2 * pi / n[1], 2 * pi / n[2]};
   const long z0 = b.offset[0], y0 = b.offset[1];
-  Kokkos::parallel_for(
+  parallel::for_each(
       "cfd::initial_scalar", cell_policy(fft), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         theta(k, j, i) = km::cos(i * h[0]) * km::cos((y0 + j) * h[1]) * km::cos((z0 + k) * h[2]);
       });
@@ -126,7 +127,7 @@ void initial_scalar(const fft::DistributedFFT& fft, const fft::RealPencil& theta
 void random_solenoidal_field(const Modes& m, const ModePolicy& policy, random::Philox4x32::Key key, double k0,
                              const SpectralNavierStokes::Vector& u_hat) {
   const auto ux = u_hat[0], uy = u_hat[1], uz = u_hat[2];
-  Kokkos::parallel_for(
+  parallel::for_each(
       "cfd::random_field", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
         long ix, iy, iz;
         m.integer(i, j, l, ix, iy, iz);
@@ -155,7 +156,7 @@ void random_solenoidal_field(const Modes& m, const ModePolicy& policy, random::P
 void cross_product(const ModePolicy& cells, const SpectralNavierStokes::RealVector& u,
                    const SpectralNavierStokes::RealVector& omega) {
   const auto ux = u[0], uy = u[1], uz = u[2], wx = omega[0], wy = omega[1], wz = omega[2];
-  Kokkos::parallel_for(
+  parallel::for_each(
       "cfd::cross_product", cells, KOKKOS_LAMBDA(const int k, const int j, const int i) {
         const double a = ux(k, j, i), b = uy(k, j, i), c = uz(k, j, i);
         const double p = wx(k, j, i), q = wy(k, j, i), r = wz(k, j, i);
@@ -170,7 +171,7 @@ void project_and_force(const Modes& m, const ModePolicy& policy, const SpectralN
                        const SpectralNavierStokes::Vector& u_hat, double forcing) {
   const auto nx = out[0], ny = out[1], nz = out[2];
   const auto vx = u_hat[0], vy = u_hat[1], vz = u_hat[2];
-  Kokkos::parallel_for(
+  parallel::for_each(
       "cfd::project", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
         double kx, ky, kz;
         m.wavevector(i, j, l, kx, ky, kz);
@@ -192,7 +193,7 @@ void project_and_force(const Modes& m, const ModePolicy& policy, const SpectralN
 void gradient(const Modes& m, const ModePolicy& policy, const fft::ComplexPencil& theta_hat,
               const SpectralNavierStokes::Vector& grad) {
   const auto gx = grad[0], gy = grad[1], gz = grad[2];
-  Kokkos::parallel_for(
+  parallel::for_each(
       "cfd::scalar_gradient", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
         double kx, ky, kz;
         m.wavevector(i, j, l, kx, ky, kz);
@@ -205,7 +206,7 @@ void gradient(const Modes& m, const ModePolicy& policy, const fft::ComplexPencil
 void minus_u_dot(const ModePolicy& cells, const SpectralNavierStokes::RealVector& u,
                  const SpectralNavierStokes::RealVector& g, const fft::RealPencil& out) {
   const auto ux = u[0], uy = u[1], uz = u[2], dx = g[0], dy = g[1], dz = g[2];
-  Kokkos::parallel_for(
+  parallel::for_each(
       "cfd::scalar_advection", cells, KOKKOS_LAMBDA(const int k, const int j, const int i) {
         out(k, j, i) = -(ux(k, j, i) * dx(k, j, i) + uy(k, j, i) * dy(k, j, i) + uz(k, j, i) * dz(k, j, i));
       });
@@ -214,7 +215,7 @@ void minus_u_dot(const ModePolicy& cells, const SpectralNavierStokes::RealVector
 // Zero beyond the 2/3 cut: the initial fields hold there only the round-off of their transforms,
 // which would otherwise stay in the state for good.
 void truncate_to_resolved(const Modes& m, const ModePolicy& policy, const fft::ComplexPencil& field) {
-  Kokkos::parallel_for(
+  parallel::for_each(
       "cfd::truncate", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
         if (!m.resolved(i, j, l)) field(i, j, l) = Complex(0, 0);
       });
@@ -222,7 +223,7 @@ void truncate_to_resolved(const Modes& m, const ModePolicy& policy, const fft::C
 
 // The mean of theta is conserved and the aliased modes take no part.
 void dealias_scalar(const Modes& m, const ModePolicy& policy, const fft::ComplexPencil& out) {
-  Kokkos::parallel_for(
+  parallel::for_each(
       "cfd::scalar_dealias", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
         long ix, iy, iz;
         m.integer(i, j, l, ix, iy, iz);
@@ -235,7 +236,7 @@ double max_speed_over_spacing(const ModePolicy& cells, const SpectralNavierStoke
                               Kokkos::Array<double, 3> inverse_h) {
   const auto ux = u[0], uy = u[1], uz = u[2];
   double largest = 0;
-  Kokkos::parallel_reduce(
+  parallel::reduce(
       "cfd::speed", cells,
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& m) {
         const double r = km::fabs(ux(k, j, i)) * inverse_h[0] + km::fabs(uy(k, j, i)) * inverse_h[1] +
@@ -317,7 +318,7 @@ void require_memory(const io::Deck& deck, const Settings& s, MPI_Comm comm) {
   const std::uint64_t modes = per_rank(solvers::saturating_product({n(0) / 2 + 1, n(1), n(2)}));
   const std::uint64_t cells = per_rank(solvers::saturating_product({n(0), n(1), n(2)}));
   const std::uint64_t fields = s.passive_scalar ? 4 : 3;
-  const std::uint64_t complex_pencils = 7 * fields + 3 + 6 + (mesh::device_memory_is_host ? 0 : 3);
+  const std::uint64_t complex_pencils = 7 * fields + 3 + 6 + (parallel::device_memory_is_host ? 0 : 3);
   const std::uint64_t bytes = solvers::saturating_sum(solvers::saturating_product({modes, complex_pencils, 16}),
                                                       solvers::saturating_product({cells, 14, 8}));
   solvers::require_memory(deck, "mesh", "nx", bytes, "the spectral state, RK4 stages and FFT pencils", comm);
@@ -366,7 +367,7 @@ SpectralNavierStokes::SpectralNavierStokes(Settings settings, MPI_Comm comm)
     staged_state_.push_back({box, {}});
     staged_state_.back().values.resize(box.local_values());
   }
-  if (!mesh::device_memory_is_host)
+  if (!parallel::device_memory_is_host)
     for (int c = 0; c < 3; ++c) u_hat_host_[c] = Kokkos::create_mirror(u_hat_[c]);
 }
 
@@ -393,7 +394,7 @@ double half_mean_square(const Modes& m, const ModePolicy& policy, const Pencils&
   for (const auto& field : fields) {
     const auto f = field;
     double part = 0;
-    Kokkos::parallel_reduce(
+    parallel::reduce(
         "cfd::mean_square", policy,
         KOKKOS_LAMBDA(const int i, const int j, const int l, double& e) {
           e += m.weight(i) * Kokkos::abs(f(i, j, l)) * Kokkos::abs(f(i, j, l));
@@ -407,7 +408,7 @@ double half_mean_square(const Modes& m, const ModePolicy& policy, const Pencils&
 void scale(const ModePolicy& policy, const SpectralNavierStokes::Vector& u, double factor) {
   for (const auto& c : u) {
     const auto v = c;
-    Kokkos::parallel_for(
+    parallel::for_each(
         "cfd::scale", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) { v(i, j, l) *= factor; });
   }
 }
@@ -483,7 +484,7 @@ void SpectralNavierStokes::step(double, double dt) {
     for (std::size_t c = 0; c < state_.size(); ++c) {
       const double nu = diffusivity_[c];
       const auto t = target[c], u = state_[c], xc = x[c];
-      Kokkos::parallel_for(
+      parallel::for_each(
           "cfd::rk_stage_input", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
             double kx, ky, kz;
             m.wavevector(i, j, l, kx, ky, kz);
@@ -502,7 +503,7 @@ void SpectralNavierStokes::step(double, double dt) {
   for (std::size_t c = 0; c < state_.size(); ++c) {
     const double nu = diffusivity_[c];
     const auto u = state_[c], a = a_[c], b = b_[c], cc = c_[c], d = d_[c];
-    Kokkos::parallel_for(
+    parallel::for_each(
         "cfd::rk_update", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
           double kx, ky, kz;
           m.wavevector(i, j, l, kx, ky, kz);
@@ -524,7 +525,7 @@ std::vector<solvers::Scalar> SpectralNavierStokes::diagnostics(double time) {
   const double enstrophy = half_mean_square(m, policy, scratch_, cells, comm_);  // (1/2) <|omega|^2>
   // The divergence in physical space, from i k . u_hat.
   const auto ux = u_hat_[0], uy = u_hat_[1], uz = u_hat_[2], div = scratch_[0];
-  Kokkos::parallel_for(
+  parallel::for_each(
       "cfd::divergence", policy, KOKKOS_LAMBDA(const int i, const int j, const int l) {
         double kx, ky, kz;
         m.wavevector(i, j, l, kx, ky, kz);
@@ -533,7 +534,7 @@ std::vector<solvers::Scalar> SpectralNavierStokes::diagnostics(double time) {
   fft_.backward(div, divergence_);
   const auto d = divergence_;
   double largest = 0;
-  Kokkos::parallel_reduce(
+  parallel::reduce(
       "cfd::max_divergence", cell_policy(fft_),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& x) { x = max_of(x, km::fabs(d(k, j, i))); },
       Kokkos::Max<double>(largest));

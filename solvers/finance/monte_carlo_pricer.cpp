@@ -10,7 +10,7 @@
 #include "solvers/common/memory_budget.hpp"
 #include "solvers/common/step_progress.hpp"
 #include "solvers/common/stop_request.hpp"
-#include "solvers/common/team_shape.hpp"
+#include "parallel/team_shape.hpp"
 #include "solvers/finance/closed_form_prices.hpp"
 #include "solvers/finance/moments.hpp"
 
@@ -106,12 +106,12 @@ void simulate_blocks(const M& base, const PricerSettings& s, const Kokkos::View<
   const auto key = random::key_of(s.seed);
   const long block_size = s.block_size;
   // On the host a thread's vector loop is its lane state's host_lanes paths.
-  const solvers::TeamShape shape =
-      mesh::device_memory_is_host ? solvers::TeamShape{1, host_lanes} : solvers::path_team_shape();
+  const parallel::TeamShape shape =
+      parallel::device_memory_is_host ? parallel::TeamShape{1, host_lanes} : parallel::path_team_shape();
   const int threads = shape.threads, lanes = shape.lanes;
   const long groups = (block_size + shape.items() - 1) / shape.items();  // per block
   Kokkos::parallel_for(
-      "finance::paths", shape.policy(blocks * groups), KOKKOS_LAMBDA(const solvers::TeamMember& team) {
+      "finance::paths", shape.policy(blocks * groups), KOKKOS_LAMBDA(const parallel::TeamMember& team) {
         const long b = team.league_rank() / groups, group = team.league_rank() % groups;
         const long first_path = (first_block + b * block_stride) * block_size;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](const int thread) {

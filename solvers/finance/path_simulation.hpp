@@ -6,7 +6,7 @@
 // Zhou 1997); weighting by the survival probability instead of the indicator prices the continuously
 // monitored barrier from discrete dates, and smoothly. A knock-out rebate is paid at the hit, so it is
 // discounted from a hitting time drawn from the bridge's law given a crossing.
-#include "mesh/message_buffer.hpp"
+#include "parallel/device_memory.hpp"
 #include "solvers/finance/models.hpp"
 #include "solvers/finance/products.hpp"
 
@@ -44,14 +44,14 @@ KOKKOS_INLINE_FUNCTION Real bridge_hitting_fraction(Real alpha, Real beta, Real 
 // its paths' state in slots: on the host one per lane of its loop, on a GPU the one of its own lane
 // (so there `lanes` must be the team's vector length: one loop iteration per CUDA thread).
 inline constexpr int host_lanes = 16;
-inline constexpr int lane_slots = mesh::device_memory_is_host ? host_lanes : 1;
+inline constexpr int lane_slots = parallel::device_memory_is_host ? host_lanes : 1;
 KOKKOS_INLINE_FUNCTION int slot_of(int lane) { return lane % lane_slots; }
 
 // body(lane) for the lanes of a thread's group; on the host always host_lanes of them, a constant
 // trip count for the vectoriser.
 template <class TeamMember, class Body>
 KOKKOS_INLINE_FUNCTION void for_each_lane(const TeamMember& team, int lanes, const Body& body) {
-  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, mesh::device_memory_is_host ? host_lanes : lanes), body);
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, parallel::device_memory_is_host ? host_lanes : lanes), body);
 }
 
 // The state of a thread's paths in the precision of the paths, as arrays over the slots. Only what

@@ -45,11 +45,17 @@ CufftBatch::CufftBatch(Transform transform, int n, int batch, void* stream) : tr
 }
 
 CufftBatch::CufftBatch(Transform transform, int n, StridedRows rows, void* stream)
-    : transform_(transform), planes_(rows.planes), plane_values_(2L * n * rows.batch), stream_(stream) {
-  // A non-null embedding makes cuFFT use the strides; for one dimension its value is not read.
-  int embed = n;
+    : transform_(transform), planes_(rows.batch == 1 ? 1 : rows.planes), plane_values_(2L * n * rows.batch),
+      stream_(stream) {
   cufftHandle handle;
-  check(cufftPlanMany(&handle, 1, &n, &embed, rows.batch, 1, &embed, rows.batch, 1, CUFFT_Z2Z, rows.batch), "plan");
+  if (rows.batch == 1) {
+    // One transform per plane (a 2-D grid's y rows): the planes are contiguous rows, one call for all of them.
+    check(cufftPlanMany(&handle, 1, &n, nullptr, 1, n, nullptr, 1, n, CUFFT_Z2Z, rows.planes), "plan");
+  } else {
+    // A non-null embedding makes cuFFT use the strides; for one dimension its value is not read.
+    int embed = n;
+    check(cufftPlanMany(&handle, 1, &n, &embed, rows.batch, 1, &embed, rows.batch, 1, CUFFT_Z2Z, rows.batch), "plan");
+  }
   handle_ = handle;
   check(cufftSetStream(handle, static_cast<cudaStream_t>(stream)), "set stream");
 }

@@ -12,7 +12,8 @@ class CufftBatch {
  public:
   // `stream` is a cudaStream_t (the Kokkos execution space instance's stream); null for the default.
   CufftBatch(Transform transform, int n, int batch, void* stream);
-  // Complex transforms along the middle axis of (planes, n, batch): one batched plan, run per plane.
+  // Complex transforms along the middle axis of (planes, n, batch): one batched plan, run per plane (one call
+  // for all planes where batch is 1).
   CufftBatch(Transform transform, int n, StridedRows rows, void* stream);
   ~CufftBatch();
   CufftBatch(const CufftBatch&) = delete;

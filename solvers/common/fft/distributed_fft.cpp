@@ -5,6 +5,8 @@
 
 #include "mesh/decomposition.hpp"
 #include "mesh/timers.hpp"
+#include "parallel/fence.hpp"
+#include "parallel/launch_policy.hpp"
 
 namespace meridian::fft {
 
@@ -46,19 +48,10 @@ Strides strides_of(const ComplexPencil& v, const Axes& axis) {
   return {static_cast<long>(v.stride(axis[0])), static_cast<long>(v.stride(axis[1])), static_cast<long>(v.stride(axis[2]))};
 }
 
-// Transposes read along one axis and write along another: tiles spanning the axis contiguous in the
-// source and the one contiguous in the target keep both sides' cache lines in cache while they are
-// used, and the tiled 3-D range needs no index division. Long runs on the written side paid most: on
-// the 128^3 reorders here, 4 read x 32 written took 1.5-2.1 ms, 16 x 16 up to 4.2 ms, and the flat
-// index with three divisions per element of before about 8 ms.
-using TransposePolicy = Kokkos::MDRangePolicy<Kokkos::Rank<3>, Kokkos::IndexType<long>>;
-
-// `read` and `written`: the logical axes (0 kept, 1 gathered, 2 scattered) contiguous in source and target.
-TransposePolicy transpose_policy(long kept, long gathered, long scattered, int read, int written) {
-  long tile[3] = {1, 1, 1};
-  tile[read] = 4;
-  tile[written] = read == written ? 128 : 32;
-  return TransposePolicy({0, 0, 0}, {kept, gathered, scattered}, {tile[0], tile[1], tile[2]});
+// (kept, gathered, scattered) extents of a transpose's loop; `read` and `written`: the logical axes (0 kept,
+// 1 gathered, 2 scattered) contiguous in source and target. The tiled 3-D range needs no index division.
+parallel::MDPolicy<3> transpose_policy(long kept, long gathered, long scattered, int read, int written) {
+  return parallel::transpose_policy(parallel::Cells{{0, 0, 0}, {kept, gathered, scattered}}, read, written);
 }
 
 // The logical axis that is contiguous (View dimension 2) in a pencil.
@@ -152,8 +145,10 @@ DistributedFFT::DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::ar
   const int x_rows = static_cast<int>(zn * yn), y_rows = static_cast<int>(zn * kxn), z_rows = static_cast<int>(kxn * kyn);
   r2c_ = LocalFFT(Transform::real_to_complex, static_cast<int>(nx), x_rows, effort);
   c2r_ = LocalFFT(Transform::complex_to_real, static_cast<int>(nx), x_rows, effort);
-  z_forward_ = LocalFFT(Transform::complex_forward, static_cast<int>(nz), z_rows, effort);
-  z_backward_ = LocalFFT(Transform::complex_backward, static_cast<int>(nz), z_rows, effort);
+  if (transforms_z()) {
+    z_forward_ = LocalFFT(Transform::complex_forward, static_cast<int>(nz), z_rows, effort);
+    z_backward_ = LocalFFT(Transform::complex_backward, static_cast<int>(nz), z_rows, effort);
+  }
   const auto pencil = [](const Block& b, const std::string& label) {
     return ComplexPencil(label, static_cast<std::size_t>(b.count[0]), static_cast<std::size_t>(b.count[1]),
                          static_cast<std::size_t>(b.count[2]));
@@ -213,18 +208,18 @@ void DistributedFFT::transpose(const PencilTranspose& t, const ComplexPencil& fr
   timing::ScopedTimer timer("fft transpose");
   if (t.parts == 1) {
     reorder(t, from, to, scale);
-    Kokkos::fence();
+    parallel::fence();
     return;
   }
   const ComplexBuffer send = as_complex(send_.values()), receive = as_complex(receive_.values());
   for (int p = 0; p < t.parts; ++p) pack(t, p, from, send);
-  Kokkos::fence();
+  parallel::fence();
   double* send_from = send_.send_from(static_cast<std::size_t>(2 * t.sent));
   MPI_Alltoallv(send_from, t.send_counts.data(), t.send_offsets.data(), MPI_DOUBLE, receive_.receive_into(),
                 t.receive_counts.data(), t.receive_offsets.data(), MPI_DOUBLE, t.comm);
   receive_.received(static_cast<std::size_t>(2 * t.received));
   for (int p = 0; p < t.parts; ++p) unpack(t, p, receive, to, scale);
-  Kokkos::fence();
+  parallel::fence();
 }
 
 namespace {
@@ -234,21 +229,23 @@ double* doubles(const ComplexPencil& v) { return reinterpret_cast<double*>(v.dat
 void DistributedFFT::run_local(const LocalFFT& fft, const double* in, double* out) {
   timing::ScopedTimer timer("fft local");
   fft.execute(in, out);
-  Kokkos::fence();
+  parallel::fence();
 }
 
 void DistributedFFT::forward(const RealPencil& in, const ComplexPencil& out) {
   run_local(r2c_, in.data(), doubles(x_work_));
   transpose(x_to_y_, x_work_, y_work_);
-  run_local(y_forward_, doubles(y_work_), doubles(slabs() ? z_work_ : y_work2_));
+  const ComplexPencil& y_done = slabs() ? (transforms_z() ? z_work_ : out) : y_work2_;
+  run_local(y_forward_, doubles(y_work_), doubles(y_done));
   if (!slabs()) transpose(y_to_z_, y_work2_, z_work_);
-  run_local(z_forward_, doubles(z_work_), doubles(out));
+  if (transforms_z()) run_local(z_forward_, doubles(z_work_), doubles(out));
 }
 
 void DistributedFFT::backward(const ComplexPencil& in, const RealPencil& out) {
-  run_local(z_backward_, doubles(in), doubles(z_work_));
+  if (transforms_z()) run_local(z_backward_, doubles(in), doubles(z_work_));
   if (!slabs()) transpose(z_to_y_, z_work_, y_work2_);
-  run_local(y_backward_, doubles(slabs() ? z_work_ : y_work2_), doubles(y_work_));
+  const ComplexPencil& y_input = slabs() ? (transforms_z() ? z_work_ : in) : y_work2_;
+  run_local(y_backward_, doubles(y_input), doubles(y_work_));
   transpose(y_to_x_, y_work_, x_work_, 1.0 / static_cast<double>(global_cells()));
   run_local(c2r_, doubles(x_work_), out.data());
 }

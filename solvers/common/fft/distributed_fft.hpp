@@ -4,7 +4,7 @@
 //
 // Real space: x-pencils (z, y, x), x whole, y split over the first process-grid axis (p1) and z
 // over the second (p2). Spectral space: z-pencils (kx, ky, kz), kz whole, kx (n_x/2+1 of them)
-// split over p1 and ky over p2. A process grid with p2 = 1 gives slabs. A 2-D grid is nz = 1.
+// split over p1 and ky over p2. A process grid with p2 = 1 gives slabs. A 2-D grid is nz = 1 (slabs, no z pass).
 // Transposes: MPI_Alltoallv within the rows and columns of the process grid, on buffers made once
 // and packed and unpacked by Kokkos kernels. With slabs (p2 = 1, which one rank is too) a rank holds
 // every z and, after one transpose, every y: that transpose unpacks straight into the spectral
@@ -76,6 +76,8 @@ class DistributedFFT {
   // `scale` multiplies every value moved (the backward transform's normalisation, at no extra pass).
   void transpose(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to, double scale = 1);
   bool slabs() const { return dims_[1] == 1; }
+  // A 2-D grid (nz = 1) has no z transform: a length-1 FFT is the identity, and cuFFT's may be refused.
+  bool transforms_z() const { return cells_[2] > 1; }
   void run_local(const LocalFFT& fft, const double* in, double* out);
 
   std::array<long, 3> cells_;

@@ -12,15 +12,19 @@ class CusparseCsr {
   ~CusparseCsr();
   CusparseCsr(const CusparseCsr&) = delete;
   CusparseCsr& operator=(const CusparseCsr&) = delete;
-  // y = A x on the stream; the work buffer was sized and allocated once, at construction.
+  // y = A x on the stream; the work buffer is sized and allocated once, at the first product.
   void multiply(const double* x, double* y) const;
 
  private:
+  void describe_vectors(const double* x, double* y) const;
+
+  int rows_ = 0, columns_ = 0;
   void* handle_ = nullptr;  // cusparseHandle_t
   void* matrix_ = nullptr;  // cusparseSpMatDescr_t
-  void* x_ = nullptr;       // cusparseDnVecDescr_t, pointed at each product's vectors
-  void* y_ = nullptr;
-  void* buffer_ = nullptr;
+  // Made at the first product (describe_vectors), then pointed at each product's vectors.
+  mutable void* x_ = nullptr;  // cusparseDnVecDescr_t
+  mutable void* y_ = nullptr;
+  mutable void* buffer_ = nullptr;
 };
 
 }  // namespace meridian::sparse::cuda

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "parallel/launch_policy.hpp"
 #include "solvers/common/sparse/conjugate_gradient.hpp"
 
 namespace meridian::sparse {
@@ -90,16 +91,14 @@ void residual(PoissonOperator& op, const Vector& b, const Vector& x, const Vecto
   Kokkos::parallel_for("mg::residual", Kokkos::RangePolicy<>(0, op.rows()), KOKKOS_LAMBDA(const long i) { r(i) = b(i) - r(i); });
 }
 
-using CellPolicy = Kokkos::MDRangePolicy<Kokkos::Rank<3>, Kokkos::IndexType<long>>;
-
 using Extents = Kokkos::Array<long, 3>;  // a rank's cells per axis (device code cannot index std::array)
 
 // Coarse cell (i, j, k) averages fine cells (2i + a, 2j + b, 2k + c); `three_d` says whether z halves.
 void restrict_to(const Vector& fine, Extents f, const Vector& coarse, Extents c, bool three_d) {
   const int depth = three_d ? 2 : 1;
   const double share = three_d ? 0.125 : 0.25;
-  Kokkos::parallel_for(
-      "mg::restrict", CellPolicy({0, 0, 0}, {c[2], c[1], c[0]}), KOKKOS_LAMBDA(const long k, const long j, const long i) {
+  parallel::for_each(
+      "mg::restrict", parallel::Cells{{0, 0, 0}, {c[2], c[1], c[0]}}, KOKKOS_LAMBDA(const long k, const long j, const long i) {
         double sum = 0;
         for (int dk = 0; dk < depth; ++dk)
           for (int dj = 0; dj < 2; ++dj)
@@ -111,8 +110,8 @@ void restrict_to(const Vector& fine, Extents f, const Vector& coarse, Extents c,
 // Fine cells add their parent's value.
 void prolong_add(const Vector& coarse, Extents c, const Vector& fine, Extents f, bool three_d) {
   const int depth = three_d ? 2 : 1;
-  Kokkos::parallel_for(
-      "mg::prolong", CellPolicy({0, 0, 0}, {f[2], f[1], f[0]}), KOKKOS_LAMBDA(const long k, const long j, const long i) {
+  parallel::for_each(
+      "mg::prolong", parallel::Cells{{0, 0, 0}, {f[2], f[1], f[0]}}, KOKKOS_LAMBDA(const long k, const long j, const long i) {
         fine((k * f[1] + j) * f[0] + i) += coarse(((k / depth) * c[1] + j / 2) * c[0] + i / 2);
       });
 }

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "parallel/launch_policy.hpp"
+
 namespace meridian::sparse {
 
 namespace {
@@ -77,9 +79,8 @@ void PoissonOperator::apply(const Vector& x, const Vector& y) {
   const mesh::Field f = field_;
   const long nx = decomp_.local_cells(0), ny = decomp_.local_cells(1);
   const int hx = decomp_.halo(0), hy = decomp_.halo(1), hz = decomp_.halo(2);
-  Kokkos::parallel_for(
-      "sparse::to_halo_vector",
-      Kokkos::MDRangePolicy<Kokkos::Rank<3>, Kokkos::IndexType<long>>({0, 0, 0}, {decomp_.local_cells(2), ny, nx}),
+  parallel::for_each(
+      "sparse::to_halo_vector", parallel::Cells{{0, 0, 0}, {decomp_.local_cells(2), ny, nx}},
       KOKKOS_LAMBDA(const long k, const long j, const long i) { f(0, k + hz, j + hy, i + hx) = x((k * ny + j) * nx + i); });
   exchange_.exchange(f);
   matrix_.multiply(Vector(f.data(), f.size()), y);

@@ -5,16 +5,16 @@
 // compiler vectorises.
 #include <Kokkos_Core.hpp>
 
-#include "mesh/message_buffer.hpp"
+#include "parallel/device_memory.hpp"
 
-namespace meridian::solvers {
+namespace meridian::parallel {
 
 struct TeamShape {
   int threads, lanes;
   int items() const { return threads * lanes; }
   // A TeamPolicy of `league` teams of this shape (one thread and no vector split on the host).
   Kokkos::TeamPolicy<> policy(long league) const {
-    if constexpr (mesh::device_memory_is_host)
+    if constexpr (device_memory_is_host)
       return Kokkos::TeamPolicy<>(static_cast<int>(league), 1, 1);
     else
       return Kokkos::TeamPolicy<>(static_cast<int>(league), threads, lanes);
@@ -22,10 +22,10 @@ struct TeamShape {
 };
 
 // Paths: lanes of independent paths, 16 to a host vector loop (as the hand-vectorised loop).
-inline TeamShape path_team_shape() { return mesh::device_memory_is_host ? TeamShape{1, 16} : TeamShape{8, 32}; }
+inline TeamShape path_team_shape() { return device_memory_is_host ? TeamShape{1, 16} : TeamShape{8, 32}; }
 // Rows of a stencil: one row per host team (its vector loop runs along the row); 8 rows per GPU team.
-inline TeamShape row_team_shape() { return mesh::device_memory_is_host ? TeamShape{1, 1} : TeamShape{8, 32}; }
+inline TeamShape row_team_shape() { return device_memory_is_host ? TeamShape{1, 1} : TeamShape{8, 32}; }
 
 using TeamMember = Kokkos::TeamPolicy<>::member_type;
 
-}  // namespace meridian::solvers
+}  // namespace meridian::parallel

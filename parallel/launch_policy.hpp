@@ -1,0 +1,211 @@
+#pragma once
+// Every multi-dimensional kernel launch in the tree (cells of a field, boxes of components, planes,
+// transposes) gets its policy here and nowhere else, so the rules a GPU needs hold for all of them.
+//
+// Index ranges are in View order: slowest index first, the last one contiguous (LayoutRight).
+//
+// Tiles on a GPU (Kokkos 4.6.01 CUDA, read in core/src/Cuda/Kokkos_Cuda_Parallel_MDRange.hpp and
+// core/src/impl/KokkosExp_IterateTileGPU.hpp):
+// - a rank-2/3 tile (t0, t1, t2) becomes the block (t0, t1, min(t2, 64)), while the loop still steps tiles
+//   t2 apart: a last entry over 64 silently skips indices, so no entry exceeds 64;
+// - index 0 is threadIdx.x whatever the Iterate direction (later releases may map the last index there), so
+//   a warp walks the contiguous index only when that index alone is tiled: it gets min(extent, 64), every
+//   other entry 1, which holds whichever index a release maps to threadIdx.x;
+// - a block holds at most 1024 threads; a 64-thread block leaves room for 32 of them on an SM.
+// Reductions over an MDRange keep only one tile's worth of threads per block busy there, so reductions run
+// over a flattened RangePolicy instead (reduce below).
+//
+// On the host a tile is a whole row of the contiguous index, so the innermost loop runs along it and
+// vectorises (Kokkos' default host tiles are a few cells wide).
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "parallel/device_memory.hpp"
+
+namespace meridian::parallel {
+
+// [lo, hi) along each of `rank` axes, slowest first.
+template <std::size_t rank>
+struct IndexRange {
+  std::array<long, rank> lo{}, hi{};
+  long extent(std::size_t axis) const { return hi[axis] - lo[axis]; }
+  long count() const {
+    long n = 1;
+    for (std::size_t a = 0; a < rank; ++a) n *= std::max(extent(a), 0L);
+    return n;
+  }
+};
+using Plane = IndexRange<2>;  // (y, x) or any two axes, the second contiguous
+using Cells = IndexRange<3>;  // (z, y, x)
+using Boxes = IndexRange<4>;  // (component, z, y, x)
+
+template <std::size_t rank>
+using Tile = std::array<long, rank>;
+
+// CUDA's limits on a block that the tiles must respect.
+inline constexpr long tile_entry_limit = 64;     // blockDim.z (Kokkos clamps it; see above)
+inline constexpr long tile_thread_limit = 1024;  // threads per block
+
+// The tile of a GPU launch whose warps walk `along` (the contiguous index of the data written).
+template <std::size_t rank>
+Tile<rank> gpu_tile(const IndexRange<rank>& range, std::size_t along = rank - 1) {
+  Tile<rank> tile;
+  tile.fill(1);
+  tile[along] = std::clamp(range.extent(along), 1L, tile_entry_limit);
+  return tile;
+}
+
+template <std::size_t rank>
+Tile<rank> host_tile(const IndexRange<rank>& range) {
+  Tile<rank> tile;
+  tile.fill(1);
+  tile[rank - 1] = std::max(range.extent(rank - 1), 1L);
+  return tile;
+}
+
+// A transpose reads along axis `read` and writes along axis `written` (each the axis contiguous in its View).
+// Host: tiles spanning both keep both sides' cache lines in cache while they are used (on the 128^3 reorders
+// here 4 read x 32 written took 1.5-2.1 ms, 16 x 16 up to 4.2 ms); GPU: warps along the written axis, so the
+// stores coalesce.
+inline Tile<3> transpose_tile(const Cells& range, std::size_t read, std::size_t written, bool gpu) {
+  if (gpu) return gpu_tile(range, written);
+  Tile<3> tile{1, 1, 1};
+  tile[read] = 4;
+  tile[written] = read == written ? 128 : 32;
+  return tile;
+}
+
+template <std::size_t rank>
+using MDPolicy =
+    Kokkos::MDRangePolicy<Kokkos::Rank<rank, Kokkos::Iterate::Right, Kokkos::Iterate::Right>, Kokkos::IndexType<long>>;
+
+template <std::size_t rank>
+MDPolicy<rank> policy_with_tile(const IndexRange<rank>& range, const Tile<rank>& tile) {
+  typename MDPolicy<rank>::point_type lo, hi;
+  typename MDPolicy<rank>::tile_type t;
+  for (std::size_t a = 0; a < rank; ++a) lo[a] = range.lo[a], hi[a] = range.hi[a], t[a] = tile[a];
+  return MDPolicy<rank>(lo, hi, t);
+}
+
+// The policy of a kernel over `range` on this backend.
+template <std::size_t rank>
+MDPolicy<rank> policy(const IndexRange<rank>& range) {
+  return policy_with_tile(range, device_memory_is_host ? host_tile(range) : gpu_tile(range));
+}
+
+inline MDPolicy<3> transpose_policy(const Cells& range, std::size_t read, std::size_t written) {
+  return policy_with_tile(range, transpose_tile(range, read, written, !device_memory_is_host));
+}
+
+// The same range less one axis that holds a single index (a 2-D grid's one z plane, a 2-D spectrum's one kz).
+template <std::size_t rank>
+IndexRange<rank - 1> without_axis(const IndexRange<rank>& range, int axis) {
+  IndexRange<rank - 1> less;
+  for (std::size_t a = 0, b = 0; a < rank; ++a)
+    if (a != static_cast<std::size_t>(axis)) less.lo[b] = range.lo[a], less.hi[b] = range.hi[a], ++b;
+  return less;
+}
+
+// A kernel of (z, y, x) run over one plane's (y, x); of (c, z, y, x) over one plane's (c, y, x).
+template <class Body>
+struct OnPlane {
+  Body body;
+  long plane;
+  KOKKOS_INLINE_FUNCTION void operator()(const long j, const long i) const { body(plane, j, i); }
+};
+template <class Body>
+struct OnRows {
+  Body body;
+  long column;
+  KOKKOS_INLINE_FUNCTION void operator()(const long k, const long j) const { body(k, j, column); }
+};
+template <class Body>
+struct OnComponentPlane {
+  Body body;
+  long plane;
+  KOKKOS_INLINE_FUNCTION void operator()(const long c, const long j, const long i) const { body(c, plane, j, i); }
+};
+
+// The axis of a range of cells (of boxes) that holds a single index and is launched away: z (a 2-D grid's one
+// plane), else x for cells (a 2-D spectrum's one kz); -1 where none is.
+inline int single_index_axis(const Cells& range) { return range.extent(0) == 1 ? 0 : range.extent(2) == 1 ? 2 : -1; }
+inline int single_index_axis(const Boxes& range) { return range.extent(1) == 1 ? 1 : -1; }
+
+// body(i0, ..., i_{rank-1}) for every index of `range`. A range of cells or boxes one z plane thick (a 2-D
+// grid), or cells one index wide along the contiguous axis, runs as a launch of one rank less, whose tile
+// then lies along an axis with more than one index.
+template <class Body>
+void for_each(const std::string& label, const Plane& range, const Body& body) {
+  Kokkos::parallel_for(label, policy(range), body);
+}
+template <class Body>
+void for_each(const std::string& label, const Cells& range, const Body& body) {
+  const int single = single_index_axis(range);
+  if (single == 0)
+    Kokkos::parallel_for(label, policy(without_axis(range, 0)), OnPlane<Body>{body, range.lo[0]});
+  else if (single == 2)
+    Kokkos::parallel_for(label, policy(without_axis(range, 2)), OnRows<Body>{body, range.lo[2]});
+  else
+    Kokkos::parallel_for(label, policy(range), body);
+}
+template <class Body>
+void for_each(const std::string& label, const Boxes& range, const Body& body) {
+  if (single_index_axis(range) == 1) {
+    Kokkos::parallel_for(label, policy(without_axis(range, 1)), OnComponentPlane<Body>{body, range.lo[1]});
+  } else {
+    Kokkos::parallel_for(label, policy(range), body);
+  }
+}
+
+// The value a reduction result carries: a Kokkos reducer's value_type, or the type of a plain result.
+template <class Result, class = void>
+struct ReducedValue {
+  using type = std::remove_cv_t<std::remove_reference_t<Result>>;
+};
+template <class Result>
+struct ReducedValue<Result, std::void_t<typename std::decay_t<Result>::reducer>> {
+  using type = typename std::decay_t<Result>::value_type;
+};
+
+// body(k, j, i, value) over a range of cells (body(j, i, value) over a plane), as one flat index: every thread
+// of a block busy on a GPU.
+template <class Body, class Value>
+struct FlatCells {
+  Body body;
+  long ny, nx, z0, y0, x0;
+  KOKKOS_INLINE_FUNCTION void operator()(const long n, Value& value) const {
+    const long row = n / nx;
+    body(z0 + row / ny, y0 + row % ny, x0 + n % nx, value);
+  }
+};
+
+template <class Body, class Value>
+struct FlatPlane {
+  Body body;
+  long nx, y0, x0;
+  KOKKOS_INLINE_FUNCTION void operator()(const long n, Value& value) const { body(y0 + n / nx, x0 + n % nx, value); }
+};
+
+template <class Body, class Result>
+void reduce(const std::string& label, const Plane& range, const Body& body, Result&& result) {
+  using Flat = FlatPlane<Body, typename ReducedValue<Result>::type>;
+  const Flat flat{body, std::max(range.extent(1), 1L), range.lo[0], range.lo[1]};
+  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, range.count()), flat,
+                          std::forward<Result>(result));
+}
+
+template <class Body, class Result>
+void reduce(const std::string& label, const Cells& range, const Body& body, Result&& result) {
+  using Flat = FlatCells<Body, typename ReducedValue<Result>::type>;
+  const Flat flat{body, std::max(range.extent(1), 1L), std::max(range.extent(2), 1L), range.lo[0], range.lo[1], range.lo[2]};
+  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, range.count()), flat,
+                          std::forward<Result>(result));
+}
+
+}  // namespace meridian::parallel

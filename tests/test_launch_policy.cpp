@@ -1,0 +1,199 @@
+// The launch policies of parallel/launch_policy.hpp: their GPU tiles obey CUDA's limits (checked here on any
+// backend), and every policy visits each index of its range exactly once on the default execution space
+// (trivially true on the host; on a GPU it catches a tile that Kokkos clamps, gpu-review.md A1).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <vector>
+
+#include "parallel/launch_policy.hpp"
+
+namespace parallel = meridian::parallel;
+
+namespace {
+
+// The extents the rules are asserted for: below, at and above a warp, a tile limit and its double.
+const std::vector<long> extents = {1, 7, 64, 65, 129, 300};
+// Extents of the slower axes, kept small so the visit counts stay cheap.
+const std::vector<long> slow_extents = {1, 7, 65};
+
+// Every tile entry within CUDA's block limits, only `along` above 1, and that one min(extent, 64).
+template <std::size_t rank>
+void expect_legal(const parallel::IndexRange<rank>& range, const parallel::Tile<rank>& tile, std::size_t along) {
+  long threads = 1;
+  for (std::size_t a = 0; a < rank; ++a) {
+    threads *= tile[a];
+    EXPECT_GE(tile[a], 1);
+    EXPECT_LE(tile[a], parallel::tile_entry_limit);
+    if (a != along) {
+      EXPECT_EQ(tile[a], 1) << "axis " << a << ": warps would split over rows";
+    }
+  }
+  EXPECT_EQ(tile[along], std::min(std::max(range.extent(along), 1L), 64L));
+  EXPECT_LE(threads, parallel::tile_thread_limit);
+}
+
+std::vector<parallel::Plane> planes() {
+  std::vector<parallel::Plane> all;
+  for (long y : slow_extents)
+    for (long x : extents) all.push_back({{2, 3}, {2 + y, 3 + x}});
+  return all;
+}
+
+std::vector<parallel::Cells> cells() {
+  std::vector<parallel::Cells> all;
+  for (long z : slow_extents)
+    for (long y : slow_extents)
+      for (long x : extents) all.push_back({{1, 2, 3}, {1 + z, 2 + y, 3 + x}});
+  return all;
+}
+
+std::vector<parallel::Boxes> boxes() {
+  std::vector<parallel::Boxes> all;
+  for (long c = 1; c <= 4; ++c)
+    for (long z : {1L, 7L})
+      for (long x : extents) all.push_back({{0, 3, 2, 3}, {c, 3 + z, 9, 3 + x}});
+  return all;
+}
+
+// Transposes: each axis in turn long, the others short, and the (read, written) pairs of every transpose.
+std::vector<parallel::Cells> transposes() {
+  std::vector<parallel::Cells> all;
+  for (long n : extents) {
+    all.push_back({{0, 0, 0}, {n, 7, 3}});
+    all.push_back({{0, 0, 0}, {3, n, 7}});
+    all.push_back({{0, 0, 0}, {7, 3, n}});
+  }
+  return all;
+}
+
+TEST(LaunchPolicy, GpuTilesObeyCudaLimitsAlongTheContiguousIndex) {
+  for (const auto& r : planes()) expect_legal(r, parallel::gpu_tile(r), 1);
+  for (const auto& r : cells()) expect_legal(r, parallel::gpu_tile(r), 2);
+  for (const auto& r : boxes()) expect_legal(r, parallel::gpu_tile(r), 3);
+}
+
+TEST(LaunchPolicy, GpuTransposeTilesLieAlongTheWrittenAxis) {
+  for (const auto& r : transposes())
+    for (std::size_t read = 0; read < 3; ++read)
+      for (std::size_t written = 0; written < 3; ++written)
+        expect_legal(r, parallel::transpose_tile(r, read, written, true), written);
+}
+
+// A 2-D grid's cells (one z plane) and a 2-D spectrum's modes (one kz) launch as planes.
+TEST(LaunchPolicy, OneIndexThickRangesLaunchOneRankLess) {
+  EXPECT_EQ(parallel::single_index_axis(parallel::Cells{{0, 2, 2}, {1, 9, 300}}), 0);
+  EXPECT_EQ(parallel::single_index_axis(parallel::Cells{{0, 0, 0}, {65, 9, 1}}), 2);
+  EXPECT_EQ(parallel::single_index_axis(parallel::Cells{{0, 0, 0}, {2, 9, 300}}), -1);
+  EXPECT_EQ(parallel::single_index_axis(parallel::Boxes{{0, 3, 0, 0}, {4, 4, 9, 300}}), 1);
+  EXPECT_EQ(parallel::single_index_axis(parallel::Boxes{{0, 0, 0, 0}, {4, 2, 9, 300}}), -1);
+}
+
+// The policies the backend really builds: host tiles are whole rows; a GPU's follow the rules above.
+TEST(LaunchPolicy, BuiltPoliciesCarryTheBackendsTiles) {
+  for (const auto& r : cells()) {
+    const auto tile = parallel::policy(r).m_tile;
+    const auto expected = parallel::device_memory_is_host ? parallel::host_tile(r) : parallel::gpu_tile(r);
+    for (std::size_t a = 0; a < 3; ++a) EXPECT_EQ(tile[a], expected[a]);
+  }
+}
+
+using Counts = Kokkos::View<int*>;
+
+// Visits of each index, counted on the device; every count must be exactly one. The kernels sit in free
+// functions: CUDA rejects device lambdas in a TEST body (a private member function).
+long misvisited(const Counts& counts) {
+  long wrong = 0;
+  Kokkos::parallel_reduce(
+      "test::misvisited", Kokkos::RangePolicy<>(0, counts.extent(0)),
+      KOKKOS_LAMBDA(const long n, long& w) { w += counts(n) != 1; }, wrong);
+  return wrong;
+}
+
+long misvisited_by_for_each(const parallel::Plane& r) {
+  const Counts counts("visits", r.count());
+  const long y0 = r.lo[0], x0 = r.lo[1], nx = r.extent(1);
+  parallel::for_each("test::plane", r, KOKKOS_LAMBDA(const long j, const long i) {
+    Kokkos::atomic_add(&counts((j - y0) * nx + i - x0), 1);
+  });
+  return misvisited(counts);
+}
+
+long misvisited_by_for_each(const parallel::Cells& r) {
+  const Counts counts("visits", r.count());
+  const long z0 = r.lo[0], y0 = r.lo[1], x0 = r.lo[2], ny = r.extent(1), nx = r.extent(2);
+  parallel::for_each("test::cells", r, KOKKOS_LAMBDA(const long k, const long j, const long i) {
+    Kokkos::atomic_add(&counts(((k - z0) * ny + j - y0) * nx + i - x0), 1);
+  });
+  return misvisited(counts);
+}
+
+long misvisited_by_for_each(const parallel::Boxes& r) {
+  const Counts counts("visits", r.count());
+  const long z0 = r.lo[1], y0 = r.lo[2], x0 = r.lo[3], nz = r.extent(1), ny = r.extent(2), nx = r.extent(3);
+  parallel::for_each("test::boxes", r, KOKKOS_LAMBDA(const long c, const long k, const long j, const long i) {
+    Kokkos::atomic_add(&counts(((c * nz + k - z0) * ny + j - y0) * nx + i - x0), 1);
+  });
+  return misvisited(counts);
+}
+
+long misvisited_by_transpose(const parallel::Cells& r, std::size_t read, std::size_t written) {
+  const Counts counts("visits", r.count());
+  const long ny = r.extent(1), nx = r.extent(2);
+  Kokkos::parallel_for(
+      "test::transpose", parallel::transpose_policy(r, read, written),
+      KOKKOS_LAMBDA(const long k, const long j, const long i) { Kokkos::atomic_add(&counts((k * ny + j) * nx + i), 1); });
+  return misvisited(counts);
+}
+
+// The reduction's own count of visits must match too: a skipped index would leave both short.
+long misvisited_by_reduce(const parallel::Cells& r) {
+  const Counts counts("visits", r.count());
+  const long z0 = r.lo[0], y0 = r.lo[1], x0 = r.lo[2], ny = r.extent(1), nx = r.extent(2);
+  long visits = 0;
+  parallel::reduce(
+      "test::reduce_cells", r,
+      KOKKOS_LAMBDA(const long k, const long j, const long i, long& v) {
+        Kokkos::atomic_add(&counts(((k - z0) * ny + j - y0) * nx + i - x0), 1);
+        ++v;
+      },
+      visits);
+  return misvisited(counts) + (visits - r.count());
+}
+
+long misvisited_by_reduce(const parallel::Plane& r) {
+  const Counts counts("visits", r.count());
+  const long y0 = r.lo[0], x0 = r.lo[1], nx = r.extent(1);
+  long visits = 0;
+  parallel::reduce(
+      "test::reduce_plane", r,
+      KOKKOS_LAMBDA(const long j, const long i, long& v) {
+        Kokkos::atomic_add(&counts((j - y0) * nx + i - x0), 1);
+        ++v;
+      },
+      visits);
+  return misvisited(counts) + (visits - r.count());
+}
+
+TEST(LaunchPolicy, EveryPolicyVisitsEachIndexOnce) {
+  for (const auto& r : planes()) EXPECT_EQ(misvisited_by_for_each(r), 0) << r.extent(0) << " x " << r.extent(1);
+  for (const auto& r : cells())
+    EXPECT_EQ(misvisited_by_for_each(r), 0) << r.extent(0) << " x " << r.extent(1) << " x " << r.extent(2);
+  for (const auto& r : boxes())
+    EXPECT_EQ(misvisited_by_for_each(r), 0) << r.extent(0) << " components, " << r.extent(1) << " x " << r.extent(3);
+}
+
+TEST(LaunchPolicy, EveryTransposePolicyVisitsEachIndexOnce) {
+  for (const auto& r : transposes())
+    for (std::size_t read = 0; read < 3; ++read)
+      for (std::size_t written = 0; written < 3; ++written)
+        EXPECT_EQ(misvisited_by_transpose(r, read, written), 0)
+            << r.extent(0) << " x " << r.extent(1) << " x " << r.extent(2) << ", read " << read << ", written " << written;
+}
+
+TEST(LaunchPolicy, EveryReductionVisitsEachIndexOnce) {
+  for (const auto& r : cells()) EXPECT_EQ(misvisited_by_reduce(r), 0) << r.extent(0) << " x " << r.extent(1) << " x " << r.extent(2);
+  for (const auto& r : planes()) EXPECT_EQ(misvisited_by_reduce(r), 0) << r.extent(0) << " x " << r.extent(1);
+}
+
+}  // namespace
