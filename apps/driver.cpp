@@ -26,6 +26,7 @@
 #include "io/xdmf.hpp"
 #include "mesh/message_buffer.hpp"
 #include "mesh/timers.hpp"
+#include "parallel/fence.hpp"
 #include "solvers/registry.hpp"
 
 namespace meridian::app {
@@ -141,6 +142,7 @@ class Run {
   // Inside a step that reports how far it got: a line at most every run.progress_every_seconds.
   void print_step_progress(double fraction_done);
   void raise_injected_fault();
+  void fault_device_if_due();
   void prepare_output_folders();
   RunSummary summarise(long steps, double run_seconds, const std::string& checkpoint) const;
   void print_summary(const RunSummary& summary) const;
@@ -192,6 +194,14 @@ void Run::prepare_output_folders() {
   }
   io::broadcast_from_rank0(problem, comm_);
   if (!problem.empty()) throw io::DeckError(problem);
+}
+
+// A device fault in the kernels of the step after step STEP: as after a sticky CUDA error, every fence from
+// the step's own on throws, while the step's timer, which fences as on a GPU, is still open.
+void Run::fault_device_if_due() {
+  if (fault_.kind != "device" || fault_.rank != rank_ || fault_.step != state_.step) return;
+  timing::set_fences(true);
+  parallel::inject_device_fault();
 }
 
 void Run::raise_injected_fault() {
@@ -513,7 +523,8 @@ int Run::execute() {
         dt = target - state_.time;
       }
       solver_->step(state_.time, dt);
-      Kokkos::fence();
+      fault_device_if_due();
+      parallel::fence();
     }
     if (solver_->step_interrupted()) {
       // Stopped inside the step (all ranks agreed): the step is not counted, and the checkpoint holds

@@ -20,6 +20,7 @@
 #include "apps/signals.hpp"
 #include "build_info.hpp"
 #include "io/hdf5_file.hpp"
+#include "parallel/fence.hpp"
 
 namespace app = meridian::app;
 namespace io = meridian::io;
@@ -148,6 +149,26 @@ int dispatch(const Command& command) {
   return app::run(command.options, MPI_COMM_WORLD);
 }
 
+// mpiexec forwards each rank's stderr from a pipe and stops reading when it kills the job: under load the
+// line just written was lost (CI saw exit 1 with no message). A moment for the launcher to read it costs a
+// failing job 0.2 s.
+[[noreturn]] void abort_after_report(int code) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+// Kokkos' finalize fences, and after a device fault every fence throws (parallel/fence.hpp): such a process
+// ends without finalizing Kokkos, its exit code already that of the failure.
+void finalize_kokkos() {
+  try {
+    meridian::parallel::fence();
+  } catch (const std::exception&) {
+    return;
+  }
+  Kokkos::finalize();
+}
+
 // One write per message, so that the lines of ranks failing together do not interleave.
 void report_failure(int rank, const char* what, const char* message) {
   const std::string line = "meridian: rank " + std::to_string(rank) + ": " + what + ": " + message + "\n";
@@ -185,7 +206,7 @@ int main(int argc, char** argv) {
     std::vector<char*> kokkos_argv;
     for (auto& a : kokkos_args) kokkos_argv.push_back(a.data());
     int kokkos_argc = static_cast<int>(kokkos_argv.size());
-    Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
+    Kokkos::initialize(kokkos_argc, kokkos_argv.data());
     try {
       // info is answered by rank 0 alone; run and check are collective.
       if (rank == 0 || command.verb != "info") code = dispatch(command);
@@ -210,14 +231,10 @@ int main(int argc, char** argv) {
       code = app::runtime_failure;
       abort_job = size > 1;
     }
-  }
-  // An error on one rank may leave the others waiting in a collective: end the whole job now.
-  if (abort_job) {
-    // mpiexec forwards each rank's stderr from a pipe and stops reading when it kills the job: under
-    // load the line just written was lost (CI saw exit 1 with no message). A moment for the launcher
-    // to read it costs a failing job 0.2 s.
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    MPI_Abort(MPI_COMM_WORLD, code);
+    // An error on one rank may leave the others waiting in a collective: end the whole job now, with Kokkos
+    // still up (after a device fault its finalize would throw before MPI_Abort).
+    if (abort_job) abort_after_report(code);
+    finalize_kokkos();
   }
   app::finalize_and_exit(code);
 }

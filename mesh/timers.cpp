@@ -1,8 +1,9 @@
 #include "mesh/timers.hpp"
 
-#include <Kokkos_Core.hpp>
+#include <exception>
 
-#include "mesh/message_buffer.hpp"
+#include "parallel/device_memory.hpp"
+#include "parallel/fence.hpp"
 
 namespace meridian::timing {
 namespace {
@@ -18,12 +19,22 @@ std::string& current_path() {
 }
 
 bool& fence_switch() {
-  static bool on = !mesh::device_memory_is_host;
+  static bool on = !parallel::device_memory_is_host;
   return on;
 }
 
 void fence_if_asked() {
-  if (fence_switch()) Kokkos::fence();
+  if (fence_switch()) parallel::fence();
+}
+
+// A destructor may run while a fence's exception unwinds the stack, and after a device fault its own fence
+// throws again: a second exception in flight is std::terminate. The fault is not lost: every later fence
+// throws it too.
+void fence_in_destructor() noexcept {
+  try {
+    fence_if_asked();
+  } catch (const std::exception&) {
+  }
 }
 }  // namespace
 
@@ -44,7 +55,7 @@ ScopedTimer::ScopedTimer(const char* phase) : outer_length_(current_path().size(
 }
 
 ScopedTimer::~ScopedTimer() {
-  fence_if_asked();
+  fence_in_destructor();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::string& path = current_path();
   auto& table = phase_seconds();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A failure on any rank ends the whole job promptly, never a hang: an exception, an I/O error and a
-# non-finite state injected on rank 1 (MERIDIAN_FAULT=RANK:STEP:KIND) and a full disk each end a
+# A failure on any rank ends the whole job promptly, never a hang: an exception, an I/O error, a device
+# fault and a non-finite state injected on rank 1 (MERIDIAN_FAULT=RANK:STEP:KIND) and a full disk each end a
 # 2-rank run within 10 s with exit code 1 and a message naming the rank; a write cut short leaves a
 # .tmp file, and the outputs and checkpoints written before it stay whole.
 source "$(dirname "$0")/common.sh"
@@ -21,6 +21,13 @@ for kind in throw io nan; do
   ends_promptly "fault-$kind" "meridian: rank 1: " env MERIDIAN_FAULT="1:5:$kind" "$MPIEXEC" -n 2 "$MERIDIAN" run \
     "$deck" --set mesh.nx=64 --set mesh.ny=64 --output "$work/fault-$kind"
 done
+
+# A device fault (as a sticky CUDA error: every later fence throws, finalize's included, and the timers
+# fence) ends the job the same way, not in std::terminate, and the output written before it reads back.
+ends_promptly fault-device "meridian: rank 1: error: device fault" env MERIDIAN_FAULT=1:5:device "$MPIEXEC" -n 2 \
+  "$MERIDIAN" run "$deck" --set mesh.nx=64 --set mesh.ny=64 --output "$work/fault-device"
+[ -f "$work/fault-device/fields_00000.h5" ] || fail "the output written before the device fault is gone"
+all_readable "$work/fault-device" || fail "a file written before the device fault does not read back whole"
 
 full=$work/full
 mkdir -p "$full"
