@@ -309,7 +309,8 @@ namespace {
 // Bytes a rank needs, in pencils of its share of the modes (complex) and of the cells (real): the
 // state and the RK4 stages (6 per transported field), the curl scratch (3), the FFT's four pencils
 // and two message buffers, the staged checkpoint (1 per field) and, on a GPU, u_hat's host mirror (3);
-// velocity, vorticity and divergence in physical space (7) and the staged output fields (7).
+// velocity, vorticity and divergence in physical space (7) and the staged output fields (7); and what the
+// FFT library takes beside them (cuFFT's work areas and c2r copy).
 void require_memory(const io::Deck& deck, const Settings& s, MPI_Comm comm) {
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
@@ -319,26 +320,28 @@ void require_memory(const io::Deck& deck, const Settings& s, MPI_Comm comm) {
   const std::uint64_t cells = per_rank(solvers::saturating_product({n(0), n(1), n(2)}));
   const std::uint64_t fields = s.passive_scalar ? 4 : 3;
   const std::uint64_t complex_pencils = 7 * fields + 3 + 6 + (parallel::device_memory_is_host ? 0 : 3);
-  const std::uint64_t bytes = solvers::saturating_sum(solvers::saturating_product({modes, complex_pencils, 16}),
-                                                      solvers::saturating_product({cells, 14, 8}));
+  const std::uint64_t bytes = solvers::saturating_sum(
+      solvers::saturating_sum(solvers::saturating_product({modes, complex_pencils, 16}),
+                              solvers::saturating_product({cells, 14, 8})),
+      fft::DistributedFFT::library_bytes(comm, s.cells, s.process_grid));
   solvers::require_memory(deck, "mesh", "nx", bytes, "the spectral state, RK4 stages and FFT pencils", comm);
 }
 }  // namespace
 
 void validate(const io::Deck& deck, MPI_Comm comm) {
   const Settings s = settings_of(deck);
-  require_memory(deck, s, comm);
   try {
     fft::DistributedFFT::check_layout(comm, s.cells, s.process_grid);
   } catch (const mesh::DecompositionError& e) {
     deck.fail("mesh", e.key(), e.what());
   }
+  require_memory(deck, s, comm);
 }
 
 std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm) {
   const Settings s = settings_of(deck);
-  require_memory(deck, s, comm);
   try {
+    require_memory(deck, s, comm);
     return std::make_unique<SpectralNavierStokes>(s, comm);
   } catch (const mesh::DecompositionError& e) {
     deck.fail("mesh", e.key(), e.what());

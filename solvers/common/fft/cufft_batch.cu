@@ -44,18 +44,12 @@ CufftBatch::CufftBatch(Transform transform, int n, int batch, void* stream) : tr
   }
 }
 
-CufftBatch::CufftBatch(Transform transform, int n, StridedRows rows, void* stream)
-    : transform_(transform), planes_(rows.batch == 1 ? 1 : rows.planes), plane_values_(2L * n * rows.batch),
-      stream_(stream) {
+CufftBatch::CufftBatch(Transform transform, Planes planes, void* stream) : transform_(transform), stream_(stream) {
+  // cuFFT is not asked for a length-1 axis (it may refuse one): a plane of one column is a 1-D transform.
+  int n[2] = {planes.rows, planes.columns};
+  const int rank = planes.columns > 1 ? 2 : 1, size = planes.rows * planes.columns;
   cufftHandle handle;
-  if (rows.batch == 1) {
-    // One transform per plane (a 2-D grid's y rows): the planes are contiguous rows, one call for all of them.
-    check(cufftPlanMany(&handle, 1, &n, nullptr, 1, n, nullptr, 1, n, CUFFT_Z2Z, rows.planes), "plan");
-  } else {
-    // A non-null embedding makes cuFFT use the strides; for one dimension its value is not read.
-    int embed = n;
-    check(cufftPlanMany(&handle, 1, &n, &embed, rows.batch, 1, &embed, rows.batch, 1, CUFFT_Z2Z, rows.batch), "plan");
-  }
+  check(cufftPlanMany(&handle, rank, n, nullptr, 1, size, nullptr, 1, size, CUFFT_Z2Z, planes.count), "plan");
   handle_ = handle;
   check(cufftSetStream(handle, static_cast<cudaStream_t>(stream)), "set stream");
 }
@@ -78,12 +72,31 @@ void CufftBatch::execute(const double* in, double* out) const {
       check(cufftExecZ2D(handle, reinterpret_cast<cufftDoubleComplex*>(scratch_), out), "Z2D");
       break;
     default:
-      for (int p = 0; p < planes_; ++p)
-        check(cufftExecZ2Z(handle, reinterpret_cast<cufftDoubleComplex*>(input + p * plane_values_),
-                           reinterpret_cast<cufftDoubleComplex*>(out + p * plane_values_),
-                           transform_ == Transform::complex_forward ? CUFFT_FORWARD : CUFFT_INVERSE),
-              "Z2Z");
+      check(cufftExecZ2Z(handle, reinterpret_cast<cufftDoubleComplex*>(input), reinterpret_cast<cufftDoubleComplex*>(out),
+                         transform_ == Transform::complex_forward ? CUFFT_FORWARD : CUFFT_INVERSE),
+            "Z2Z");
   }
+}
+
+unsigned long long library_bytes(Transform transform, int n, int batch) {
+  const bool real = transform == Transform::real_to_complex || transform == Transform::complex_to_real;
+  const int complex_length = real ? n / 2 + 1 : n;
+  const int input_distance = transform == Transform::real_to_complex ? n : complex_length;
+  const int output_distance = transform == Transform::complex_to_real ? n : complex_length;
+  std::size_t work = 0;
+  check(cufftEstimateMany(1, &n, nullptr, 1, input_distance, nullptr, 1, output_distance, type_of(transform), batch, &work),
+        "estimate");
+  const std::size_t copy = transform == Transform::complex_to_real ? sizeof(double) * 2 * complex_length * batch : 0;
+  return work + copy;
+}
+
+unsigned long long library_bytes(Transform transform, Planes planes) {
+  int n[2] = {planes.rows, planes.columns};
+  const int rank = planes.columns > 1 ? 2 : 1, size = planes.rows * planes.columns;
+  std::size_t work = 0;
+  check(cufftEstimateMany(rank, n, nullptr, 1, size, nullptr, 1, size, type_of(transform), planes.count, &work),
+        "estimate");
+  return work;
 }
 
 int device_count() {

@@ -12,9 +12,8 @@ class CufftBatch {
  public:
   // `stream` is a cudaStream_t (the Kokkos execution space instance's stream); null for the default.
   CufftBatch(Transform transform, int n, int batch, void* stream);
-  // Complex transforms along the middle axis of (planes, n, batch): one batched plan, run per plane (one call
-  // for all planes where batch is 1).
-  CufftBatch(Transform transform, int n, StridedRows rows, void* stream);
+  // Complex 2-D transforms of contiguous planes (1-D where a plane has one column): one call for all.
+  CufftBatch(Transform transform, Planes planes, void* stream);
   ~CufftBatch();
   CufftBatch(const CufftBatch&) = delete;
   CufftBatch& operator=(const CufftBatch&) = delete;
@@ -25,12 +24,14 @@ class CufftBatch {
  private:
   int handle_ = 0;  // a cufftHandle
   Transform transform_;
-  int planes_ = 1;
-  long plane_values_ = 0;  // doubles from one plane to the next
   void* stream_;
   double* scratch_ = nullptr;  // c2r input copy
   std::size_t scratch_bytes_ = 0;
 };
+
+// cuFFT's estimate of a plan's work area (cufftEstimateMany), plus the c2r input copy; for LocalFFT::library_bytes.
+unsigned long long library_bytes(Transform transform, int n, int batch);
+unsigned long long library_bytes(Transform transform, Planes planes);
 
 // The number of CUDA devices visible (0 without a driver or a GPU); for tests and `meridian info`.
 int device_count();

@@ -1,6 +1,7 @@
 #include "solvers/common/fft/distributed_fft.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "mesh/decomposition.hpp"
@@ -145,24 +146,20 @@ DistributedFFT::DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::ar
   const int x_rows = static_cast<int>(zn * yn), y_rows = static_cast<int>(zn * kxn), z_rows = static_cast<int>(kxn * kyn);
   r2c_ = LocalFFT(Transform::real_to_complex, static_cast<int>(nx), x_rows, effort);
   c2r_ = LocalFFT(Transform::complex_to_real, static_cast<int>(nx), x_rows, effort);
-  if (transforms_z()) {
-    z_forward_ = LocalFFT(Transform::complex_forward, static_cast<int>(nz), z_rows, effort);
-    z_backward_ = LocalFFT(Transform::complex_backward, static_cast<int>(nz), z_rows, effort);
-  }
   const auto pencil = [](const Block& b, const std::string& label) {
     return ComplexPencil(label, static_cast<std::size_t>(b.count[0]), static_cast<std::size_t>(b.count[1]),
                          static_cast<std::size_t>(b.count[2]));
   };
   x_work_ = pencil(x_spectral_, "fft::x_pencil");
-  z_work_ = pencil(spectral_, "fft::z_pencil");
   if (slabs()) {
-    // x-pencil (z, y, kx) <-> spectral (kx, y, z) within a row; y transformed along its stride nz.
+    // x-pencil (z, y, kx) <-> spectral (kx, y, z) within a row, where each kx holds a whole (y, z) plane: one
+    // batched 2-D transform of the planes does y and z (one cuFFT call, where y alone took one per plane).
     x_to_y_ = plan_transpose(row_, p1, c1, zn, ny, nxh, {0, 1, 2}, {2, 1, 0});
     y_to_x_ = plan_transpose(row_, p1, c1, zn, nxh, ny, {2, 0, 1}, {0, 2, 1});
-    const StridedRows along_y{static_cast<int>(nz), static_cast<int>(kxn)};
-    y_forward_ = LocalFFT(Transform::complex_forward, static_cast<int>(ny), along_y, effort);
-    y_backward_ = LocalFFT(Transform::complex_backward, static_cast<int>(ny), along_y, effort);
-    y_work_ = pencil(spectral_, "fft::y_untransformed");
+    const Planes yz{static_cast<int>(kxn), static_cast<int>(ny), static_cast<int>(nz)};
+    y_forward_ = LocalFFT(Transform::complex_forward, yz, effort);
+    y_backward_ = LocalFFT(Transform::complex_backward, yz, effort);
+    y_work_ = pencil(spectral_, "fft::yz_untransformed");
   } else {
     // Forward: x-pencil (z, y, kx) -> y-pencil (z, kx, y) within a row, then -> z-pencil (kx, ky, kz)
     // within a column; backward retraces the same two steps.
@@ -172,8 +169,11 @@ DistributedFFT::DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::ar
     y_to_x_ = plan_transpose(row_, p1, c1, zn, nxh, ny, {0, 1, 2}, {0, 2, 1});
     y_forward_ = LocalFFT(Transform::complex_forward, static_cast<int>(ny), y_rows, effort);
     y_backward_ = LocalFFT(Transform::complex_backward, static_cast<int>(ny), y_rows, effort);
+    z_forward_ = LocalFFT(Transform::complex_forward, static_cast<int>(nz), z_rows, effort);
+    z_backward_ = LocalFFT(Transform::complex_backward, static_cast<int>(nz), z_rows, effort);
     y_work_ = pencil(y_pencil_, "fft::y_pencil");
     y_work2_ = pencil(y_pencil_, "fft::y_pencil_2");
+    z_work_ = pencil(spectral_, "fft::z_pencil");
   }
   const long largest = std::max({x_spectral_.size(), y_pencil_.size(), spectral_.size()});
   const bool exchanges = p1 > 1 || p2 > 1;
@@ -183,6 +183,29 @@ DistributedFFT::DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::ar
 
 void DistributedFFT::check_layout(MPI_Comm comm, std::array<long, 3> cells, std::array<int, 2> process_grid) {
   choose_grid(comm, cells, process_grid);
+}
+
+unsigned long long DistributedFFT::library_bytes(MPI_Comm comm, std::array<long, 3> cells,
+                                                 std::array<int, 2> process_grid) {
+  const auto [p1, p2] = choose_grid(comm, cells, process_grid);
+  const long nx = cells[0], ny = cells[1], nz = cells[2];
+  // Rank 0 holds the largest block along every split axis.
+  const long zn = block_size(nz, p2, 0), yn = block_size(ny, p1, 0);
+  const long kxn = block_size(nx / 2 + 1, p1, 0), kyn = block_size(ny, p2, 0);
+  // Batches past an int no plan can take: no memory is enough.
+  constexpr long int_max = std::numeric_limits<int>::max();
+  if (std::max({nx, ny, nz}) > int_max || zn * yn > int_max || zn * kxn > int_max || kxn * kyn > int_max)
+    return std::numeric_limits<unsigned long long>::max();
+  const auto i = [](long v) { return static_cast<int>(v); };
+  unsigned long long bytes = LocalFFT::library_bytes(Transform::real_to_complex, i(nx), i(zn * yn)) +
+                             LocalFFT::library_bytes(Transform::complex_to_real, i(nx), i(zn * yn));
+  for (const Transform t : {Transform::complex_forward, Transform::complex_backward}) {
+    if (p2 == 1)
+      bytes += LocalFFT::library_bytes(t, Planes{i(kxn), i(ny), i(nz)});
+    else
+      bytes += LocalFFT::library_bytes(t, i(ny), i(zn * kxn)) + LocalFFT::library_bytes(t, i(nz), i(kxn * kyn));
+  }
+  return bytes;
 }
 
 DistributedFFT::~DistributedFFT() {
@@ -235,17 +258,23 @@ void DistributedFFT::run_local(const LocalFFT& fft, const double* in, double* ou
 void DistributedFFT::forward(const RealPencil& in, const ComplexPencil& out) {
   run_local(r2c_, in.data(), doubles(x_work_));
   transpose(x_to_y_, x_work_, y_work_);
-  const ComplexPencil& y_done = slabs() ? (transforms_z() ? z_work_ : out) : y_work2_;
-  run_local(y_forward_, doubles(y_work_), doubles(y_done));
-  if (!slabs()) transpose(y_to_z_, y_work2_, z_work_);
-  if (transforms_z()) run_local(z_forward_, doubles(z_work_), doubles(out));
+  if (slabs()) {
+    run_local(y_forward_, doubles(y_work_), doubles(out));
+  } else {
+    run_local(y_forward_, doubles(y_work_), doubles(y_work2_));
+    transpose(y_to_z_, y_work2_, z_work_);
+    run_local(z_forward_, doubles(z_work_), doubles(out));
+  }
 }
 
 void DistributedFFT::backward(const ComplexPencil& in, const RealPencil& out) {
-  if (transforms_z()) run_local(z_backward_, doubles(in), doubles(z_work_));
-  if (!slabs()) transpose(z_to_y_, z_work_, y_work2_);
-  const ComplexPencil& y_input = slabs() ? (transforms_z() ? z_work_ : in) : y_work2_;
-  run_local(y_backward_, doubles(y_input), doubles(y_work_));
+  if (slabs()) {
+    run_local(y_backward_, doubles(in), doubles(y_work_));
+  } else {
+    run_local(z_backward_, doubles(in), doubles(z_work_));
+    transpose(z_to_y_, z_work_, y_work2_);
+    run_local(y_backward_, doubles(y_work2_), doubles(y_work_));
+  }
   transpose(y_to_x_, y_work_, x_work_, 1.0 / static_cast<double>(global_cells()));
   run_local(c2r_, doubles(x_work_), out.data());
 }

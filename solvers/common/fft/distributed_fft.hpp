@@ -4,11 +4,12 @@
 //
 // Real space: x-pencils (z, y, x), x whole, y split over the first process-grid axis (p1) and z
 // over the second (p2). Spectral space: z-pencils (kx, ky, kz), kz whole, kx (n_x/2+1 of them)
-// split over p1 and ky over p2. A process grid with p2 = 1 gives slabs. A 2-D grid is nz = 1 (slabs, no z pass).
+// split over p1 and ky over p2. A process grid with p2 = 1 gives slabs. A 2-D grid is nz = 1.
 // Transposes: MPI_Alltoallv within the rows and columns of the process grid, on buffers made once
 // and packed and unpacked by Kokkos kernels. With slabs (p2 = 1, which one rank is too) a rank holds
 // every z and, after one transpose, every y: that transpose unpacks straight into the spectral
-// layout and y is transformed there along its stride, so each direction has one transpose, not two.
+// layout, where one batched 2-D transform of the (y, z) planes finishes the job, so each direction
+// has one transpose, not two.
 #include <mpi.h>
 
 #include <Kokkos_Complex.hpp>
@@ -54,6 +55,9 @@ class DistributedFFT {
                  PlanEffort effort = PlanEffort::estimate, mesh::MessagePath path = mesh::default_message_path());
   // The constructor's checks of the grid and the ranks, without planning (throws DecompositionError).
   static void check_layout(MPI_Comm comm, std::array<long, 3> cells, std::array<int, 2> process_grid);
+  // Device bytes a rank's local FFT library takes beside the pencils (cuFFT's work areas and c2r copy; 0 with
+  // FFTW), for the memory estimate made before planning; the largest rank's, on the grid the constructor picks.
+  static unsigned long long library_bytes(MPI_Comm comm, std::array<long, 3> cells, std::array<int, 2> process_grid);
   ~DistributedFFT();
   DistributedFFT(const DistributedFFT&) = delete;
   DistributedFFT& operator=(const DistributedFFT&) = delete;
@@ -76,8 +80,6 @@ class DistributedFFT {
   // `scale` multiplies every value moved (the backward transform's normalisation, at no extra pass).
   void transpose(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to, double scale = 1);
   bool slabs() const { return dims_[1] == 1; }
-  // A 2-D grid (nz = 1) has no z transform: a length-1 FFT is the identity, and cuFFT's may be refused.
-  bool transforms_z() const { return cells_[2] > 1; }
   void run_local(const LocalFFT& fft, const double* in, double* out);
 
   std::array<long, 3> cells_;
@@ -87,8 +89,9 @@ class DistributedFFT {
   // Pencils: x_to_y_, y_to_z_ forward and z_to_y_, y_to_x_ backward; slabs: x_to_y_ (to the spectral
   // layout) forward and y_to_x_ (from it) backward.
   PencilTranspose x_to_y_, y_to_z_, z_to_y_, y_to_x_;
+  // Slabs: y_forward_ and y_backward_ transform (y, z) planes, and there is no z pass, y_work2_ or z_work_.
   LocalFFT r2c_, c2r_, y_forward_, y_backward_, z_forward_, z_backward_;
-  ComplexPencil x_work_, y_work_, y_work2_, z_work_;  // slabs: y_work_ has the spectral shape, no y_work2_
+  ComplexPencil x_work_, y_work_, y_work2_, z_work_;  // slabs: y_work_ has the spectral shape
   mesh::MessageBuffer send_, receive_;
 };
 

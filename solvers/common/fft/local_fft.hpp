@@ -1,6 +1,6 @@
 #pragma once
-// Batched one-dimensional FFTs: over contiguous rows (`batch` transforms of length n, row after row),
-// or, for complex transforms, along an axis that is not the contiguous one (StridedRows).
+// Batched FFTs: one-dimensional over contiguous rows (`batch` transforms of length n, row after row),
+// or, for complex transforms, two-dimensional over contiguous planes (Planes).
 // One interface, two backends chosen at compile time: FFTW for host execution spaces, cuFFT (on the
 // Kokkos execution space's stream) for CUDA. Pointers are in the default execution space's memory.
 #include <memory>
@@ -17,11 +17,11 @@ enum class PlanEffort { estimate, measure };
 long backend_allocations();
 void count_backend_allocation();
 
-// Complex transforms along the middle axis of a (planes, n, batch) array: `batch` neighbouring
-// transforms (1 value apart) whose elements lie `batch` values apart, in `planes` planes of n x batch.
-// A slab FFT transforms y this way in the (kx, y, z) layout, where no transpose brings y to the front.
-struct StridedRows {
-  int batch = 1, planes = 1;
+// Complex 2-D transforms of `count` contiguous planes of rows x columns values (columns contiguous); a
+// plane of one column is a 1-D transform of its rows. A slab FFT transforms its (y, z) planes so, where
+// a transform along y alone would have run along a stride.
+struct Planes {
+  int count = 1, rows = 1, columns = 1;
 };
 
 class LocalFFT {
@@ -29,13 +29,18 @@ class LocalFFT {
   // Row lengths: n real values and n/2+1 complex ones for the real transforms, n complex otherwise.
   LocalFFT(Transform transform, int n, int batch, PlanEffort effort);
   // Complex transforms only (complex_forward or complex_backward).
-  LocalFFT(Transform transform, int n, StridedRows rows, PlanEffort effort);
+  LocalFFT(Transform transform, Planes planes, PlanEffort effort);
   LocalFFT();  // no plan yet; one is moved in before use
   ~LocalFFT();
   LocalFFT(LocalFFT&&) noexcept;
   LocalFFT& operator=(LocalFFT&&) noexcept;
   // Unnormalised; complex data are interleaved (real, imaginary) doubles. The input is preserved.
   void execute(const double* in, double* out) const;
+
+  // Device bytes the library takes beside the data for such a plan, before making it (cuFFT's work area,
+  // and the copy its c2r input runs on; 0 for FFTW, whose plans hold no arrays of that size).
+  static unsigned long long library_bytes(Transform transform, int n, int batch);
+  static unsigned long long library_bytes(Transform transform, Planes planes);
 
  private:
   struct Plan;

@@ -15,9 +15,16 @@ LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort)
   count_backend_allocation();  // the plan, with its c2r scratch copy
 }
 
-LocalFFT::LocalFFT(Transform transform, int n, StridedRows rows, PlanEffort)
-    : plan_(new Plan{cuda::CufftBatch(transform, n, rows, Kokkos::Cuda().cuda_stream())}) {
+LocalFFT::LocalFFT(Transform transform, Planes planes, PlanEffort)
+    : plan_(new Plan{cuda::CufftBatch(transform, planes, Kokkos::Cuda().cuda_stream())}) {
   count_backend_allocation();
+}
+
+unsigned long long LocalFFT::library_bytes(Transform transform, int n, int batch) {
+  return cuda::library_bytes(transform, n, batch);
+}
+unsigned long long LocalFFT::library_bytes(Transform transform, Planes planes) {
+  return cuda::library_bytes(transform, planes);
 }
 
 LocalFFT::~LocalFFT() = default;

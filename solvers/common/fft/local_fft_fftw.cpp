@@ -52,14 +52,11 @@ fftw_plan plan_rows(Transform transform, int n, int batch, unsigned flags, const
   }
 }
 
-fftw_plan plan_strided(Transform transform, int n, StridedRows rows, unsigned flags, const Scratch& in,
-                       const Scratch& out) {
-  const fftw_iodim64 along{n, rows.batch, rows.batch};
-  const fftw_iodim64 batches[2] = {{rows.planes, static_cast<std::ptrdiff_t>(n) * rows.batch,
-                                    static_cast<std::ptrdiff_t>(n) * rows.batch},
-                                   {rows.batch, 1, 1}};
-  return fftw_plan_guru64_dft(1, &along, 2, batches, in.complex(), out.complex(),
-                              transform == Transform::complex_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
+fftw_plan plan_planes(Transform transform, Planes planes, unsigned flags, const Scratch& in, const Scratch& out) {
+  const int n[2] = {planes.rows, planes.columns};
+  const int rank = planes.columns > 1 ? 2 : 1, size = planes.rows * planes.columns;
+  return fftw_plan_many_dft(rank, n, planes.count, in.complex(), nullptr, 1, size, out.complex(), nullptr, 1, size,
+                            transform == Transform::complex_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
 }
 
 bool simd_aligned(const double* p) { return fftw_alignment_of(const_cast<double*>(p)) == 0; }
@@ -90,12 +87,15 @@ LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort effort) : p
                 [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_rows(transform, n, batch, flags, in, out); });
 }
 
-LocalFFT::LocalFFT(Transform transform, int n, StridedRows rows, PlanEffort effort) : plan_(std::make_unique<Plan>()) {
+LocalFFT::LocalFFT(Transform transform, Planes planes, PlanEffort effort) : plan_(std::make_unique<Plan>()) {
   plan_->transform = transform;
   std::tie(plan_->aligned, plan_->unaligned) =
-      plan_both(n, 2 * static_cast<std::size_t>(n) * rows.batch * rows.planes, effort,
-                [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_strided(transform, n, rows, flags, in, out); });
+      plan_both(planes.rows, 2 * static_cast<std::size_t>(planes.rows) * planes.columns * planes.count, effort,
+                [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_planes(transform, planes, flags, in, out); });
 }
+
+unsigned long long LocalFFT::library_bytes(Transform, int, int) { return 0; }
+unsigned long long LocalFFT::library_bytes(Transform, Planes) { return 0; }
 
 LocalFFT::~LocalFFT() {
   if (!plan_) return;
