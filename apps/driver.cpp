@@ -59,6 +59,9 @@ void declare_run_keys(io::Schema& schema) {
        "(false); auto: directly where the MPI library reports CUDA support (MPIX_Query_cuda_support) or device "
        "memory is host memory",
        {"auto", "true", "false"}});
+  add({"run", "write_state", KeyType::boolean, true, "",
+       "write field files and checkpoints (false: neither, for runs that only measure speed; diagnostics and the "
+       "summary are still written, and a run stopped by a signal cannot be continued)"});
   add({"run", "output_dir", KeyType::string, std::string(""), "",
        "folder for output and checkpoints (empty: output/<deck name>); --output overrides it"});
 }
@@ -162,6 +165,7 @@ class Run {
   io::CheckpointStore checkpoints_;
   RunState state_;
   double end_time_, output_interval_;
+  bool write_state_;
   Clock::time_point start_ = Clock::now();
   Clock::time_point step_start_ = start_, last_progress_line_ = start_;
   double start_time_ = 0;  // simulated time when this run (or restart) began
@@ -230,7 +234,8 @@ Run::Run(const RunOptions& options, MPI_Comm comm)
       checkpoints_((fs::path(directory_) / "checkpoints").string(), static_cast<int>(deck_.integer("run", "checkpoint_keep")),
                    comm),
       end_time_(deck_.real("run", "end_time")),
-      output_interval_(deck_.real("run", "output_interval")) {}
+      output_interval_(deck_.real("run", "output_interval")),
+      write_state_(deck_.boolean("run", "write_state")) {}
 
 double Run::next_output_time() const {
   if (output_interval_ <= 0) return end_time_;
@@ -289,6 +294,10 @@ void Run::write_diagnostics_file(const RunSummary* summary) {
 }
 
 void Run::write_output() {
+  if (!write_state_) {  // the output time is passed all the same, so the run steps as it would
+    state_.output_times.push_back(state_.time);
+    return;
+  }
   timing::ScopedTimer timer("output");
   std::ostringstream name;
   name << "fields_" << std::setw(5) << std::setfill('0') << state_.output_times.size() << ".h5";
@@ -330,6 +339,7 @@ void Run::write_output() {
 }
 
 std::string Run::write_checkpoint() {
+  if (!write_state_) return "";
   timing::ScopedTimer timer("checkpoint");
   return checkpoints_.write({kind_, deck_.resolved_text(), state_.time, state_.step}, solver_->state(),
                             [this](io::H5File& file) {

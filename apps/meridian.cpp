@@ -115,7 +115,11 @@ void print_info() {
             << "cuFFT    not built in (no CUDA toolkit at configure time)\n"
 #endif
             << "FFTW     built in (host FFT backend)\n"
-            << "cuSPARSE not built in\n";
+#ifdef MERIDIAN_HAVE_CUFFT
+            << "cuSPARSE built in (sparse products use it when Kokkos has CUDA)\n";
+#else
+            << "cuSPARSE not built in (no CUDA toolkit at configure time)\n";
+#endif
 }
 
 // The same checks as `run`, on the ranks given (a process grid is checked against them), all but

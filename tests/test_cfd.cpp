@@ -10,6 +10,7 @@
 
 #include "deck_for_tests.hpp"
 #include "solvers/cfd/spectral_navier_stokes.hpp"
+#include "tests/test_data.hpp"
 
 namespace {
 
@@ -107,7 +108,7 @@ std::function<double(const Record&)> diagnostic(const std::string& name) {
 
 // The reference DNS dissipation of the Re 1600 Taylor-Green vortex (tests/data), linearly interpolated.
 double reference_dissipation(double t) {
-  std::ifstream file(std::string(MERIDIAN_TEST_DATA_DIR) + "/tgv_re1600_dissipation.csv");
+  std::ifstream file(test_data("tgv_re1600_dissipation.csv"));
   std::vector<std::pair<double, double>> curve;
   for (std::string line; std::getline(file, line);) {
     if (line.empty() || line[0] == '#' || line[0] == 't') continue;

@@ -14,9 +14,7 @@
 #include <string>
 #include <vector>
 
-#ifndef MERIDIAN_TEST_DATA_DIR
-#error "MERIDIAN_TEST_DATA_DIR must name the directory holding option_reference_prices.csv"
-#endif
+#include "tests/test_data.hpp"
 
 namespace meridian::finance {
 namespace {
@@ -99,7 +97,7 @@ std::vector<ReferenceRow> read_reference_file(const std::string& path) {
 
 std::vector<ReferenceRow> rows_of(const std::string& section) {
   static const std::vector<ReferenceRow> all =
-      read_reference_file(std::string(MERIDIAN_TEST_DATA_DIR) + "/option_reference_prices.csv");
+      read_reference_file(test_data("option_reference_prices.csv"));
   std::vector<ReferenceRow> rows;
   for (const ReferenceRow& row : all)
     if (row.text("section") == section) rows.push_back(row);

@@ -21,6 +21,7 @@
 
 #include "mesh/reductions.hpp"
 #include "solvers/cfd/mac_projection.hpp"
+#include "tests/test_data.hpp"
 
 using namespace meridian;
 
@@ -297,7 +298,7 @@ struct GhiaPoint {
 };
 
 std::vector<GhiaPoint> ghia_table() {
-  std::ifstream in(std::string(MERIDIAN_TEST_DATA_DIR) + "/ghia1982_cavity_centerlines.csv");
+  std::ifstream in(test_data("ghia1982_cavity_centerlines.csv"));
   std::vector<GhiaPoint> points;
   std::string line;
   while (std::getline(in, line)) {

@@ -2,10 +2,13 @@
 # The one-shot check on a GPU machine, from a bundle made by scripts/gpu/bundle.sh (it needs nothing of
 # the machine but a CUDA driver and its libraries):
 #   scripts/gpu/device_check.sh BUNDLE [--dry-run]
-# Stages, each under its own timeout, each appending its figures to $OUT/results.txt as it finishes
-# (OUT defaults to ./device_check_out), about 5 minutes in all:
+# Stages, each under its own timeout and all within 5 minutes (a stage that would pass the deadline is
+# cut short or skipped), each appending its figures to $OUT/results.txt as it finishes (OUT defaults to
+# ./device_check_out) and the tail of its log to $OUT/stages.log: two files, whatever runs:
 #   environment  the GPU and `meridian info`
-#   tests        the gpu-labelled ctest subset, run with -j (a parallel runner where ctest is missing)
+#   libraries    every library and symbol version the binaries need, found before anything runs
+#   tests        the gpu-labelled ctest subset with each test's environment: one-rank tests 8 at a time,
+#                multi-rank ones one at a time (at most 8 processes on the GPU)
 #   copy         device memory-copy bandwidth (the stencils' ceiling)
 #   cufft        a plain cuFFT 3-D r2c+c2r pair at 256^3 (the spectral ceiling)
 #   advection    4096^2 rotation and 256^3 uniform wind, one tracer: cell-updates/s, GB/s, share of copy
@@ -23,25 +26,36 @@ dry_run=0
 out=${OUT:-$PWD/device_check_out}
 mkdir -p "$out"
 results=$out/results.txt
+stage_logs=$out/stages.log
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+deadline=$(($(date +%s) + 290))
 # shellcheck source=/dev/null
 source "$bundle/env.sh"
 decks=$bundle/share/configs
-quiet=(--set run.output_interval=0 --set run.checkpoint_every_steps=0 --set run.checkpoint_every_minutes=0
-  --set run.diagnostics_every=100000 --set run.progress_every=100000)
+# Runs that measure speed write no field file or checkpoint (run.write_state).
+quiet=(--set run.write_state=false --set run.output_interval=0 --set run.diagnostics_every=100000
+  --set run.progress_every=100000)
 echo "device check $(date -u '+%Y-%m-%d %H:%M:%S UTC')$([ $dry_run -eq 1 ] && echo ', dry run')" >>"$results"
 
-# stage NAME SECONDS COMMAND...: runs COMMAND under the timeout with its output in $out/NAME.log, and
-# records how it ended. Returns the command's status; a failed stage does not stop the others.
+# stage NAME SECONDS COMMAND...: runs COMMAND under the timeout (cut to the time left before the deadline)
+# with its output in $work/NAME.log, and records how it ended. Returns the command's status; a failed stage
+# does not stop the others.
 stage() {
-  local name=$1 seconds=$2 status=0 start
+  local name=$1 seconds=$2 status=0 start left
   shift 2
+  left=$((deadline - $(date +%s)))
+  if [ "$left" -lt 5 ]; then
+    echo "stage $name skipped: the check's 5 minutes are spent" >>"$results"
+    return 1
+  fi
+  [ "$seconds" -le "$left" ] || seconds=$left
   start=$(date +%s.%N)
-  timeout "$seconds" "$@" >"$out/$name.log" 2>&1 || status=$?
+  timeout "$seconds" "$@" >"$work/$name.log" 2>&1 || status=$?
   printf 'stage %s status %d seconds %s\n' "$name" "$status" \
     "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" >>"$results"
-  [ "$status" -eq 0 ] || tail -n 5 "$out/$name.log" | sed "s/^/  $name: /" >>"$results"
+  [ "$status" -eq 0 ] || tail -n 5 "$work/$name.log" | sed "s/^/  $name: /" >>"$results"
+  { echo "=== $name (status $status)"; tail -n 60 "$work/$name.log"; } >>"$stage_logs"
   return "$status"
 }
 
@@ -68,51 +82,80 @@ summary_figures() {
 ratio() { echo "ratio $1 $2" >>"$results"; }
 
 # --- environment and tests ------------------------------------------------------------------------
-command -v nvidia-smi >/dev/null && stage gpu 20 nvidia-smi -L && cat "$out/gpu.log" >>"$results"
-gpu_stage environment 30 meridian info && cat "$out/environment.log" >>"$results"
+# Every library and symbol version the binaries need, found before anything runs: a missing CUDA library
+# (the image lacks the toolkit's math libraries) or too old a glibc/libstdc++ is named here, not as exit 127
+# in every stage.
+unresolved=$(for binary in "$bundle"/libexec/*; do ldd "$binary" 2>&1; done | grep "not found" | sort -u || true)
+if [ -n "$unresolved" ]; then
+  {
+    echo "stage libraries status 1: the image lacks what the bundle's binaries need (searched the bundle, "
+    echo "  /usr/local/cuda and the Python packages' nvidia/*/lib: LD_LIBRARY_PATH=$LD_LIBRARY_PATH):"
+    echo "$unresolved" | sed 's/^[[:space:]]*/  /'
+  } >>"$results"
+  exit 1
+fi
+echo "stage libraries status 0" >>"$results"
+command -v nvidia-smi >/dev/null && stage gpu 20 nvidia-smi -L && cat "$work/gpu.log" >>"$results"
+gpu_stage environment 30 meridian info && cat "$work/environment.log" >>"$results"
 
-# The test list: one test a line, NAME and the words of its command separated by tabs.
+# The test list: one test a line, NAME, its processes (MPI ranks) and the words of its command (its
+# environment first, through env), separated by tabs.
 ctest_file=$work/tests/CTestTestfile.cmake
 mkdir -p "$work/tests"
 while IFS=$'\t' read -r -a words; do
   printf 'add_test(%s' "${words[0]}" >>"$ctest_file"
-  printf ' "%s"' "${words[@]:1}" | sed "s#@BUNDLE@#$bundle#g" >>"$ctest_file"
+  printf ' "%s"' "${words[@]:2}" | sed "s#@BUNDLE@#$bundle#g" >>"$ctest_file"
+  printf ')\nset_tests_properties(%s PROPERTIES PROCESSORS %s' "${words[0]}" "${words[1]}" >>"$ctest_file"
+  [ "${words[1]}" -gt 1 ] && printf ' RUN_SERIAL TRUE' >>"$ctest_file"
   printf ')\n' >>"$ctest_file"
 done <"$bundle/share/gpu_tests.txt"
 echo "gpu tests: $(wc -l <"$bundle/share/gpu_tests.txt")" >>"$results"
 
-# Where ctest is missing: the same commands, eight at a time; fails when any fails.
+# Where ctest is missing (the bare CUDA image): one-rank tests eight at a time, then the multi-rank ones one at
+# a time, so that at most 8 processes share the GPU; fails when any fails, with the failures' tails.
+run_one_test() {
+  local name=$1
+  shift
+  "${@//@BUNDLE@/$bundle}" >"$work/test_$name.log" 2>&1 && return 0
+  echo "FAILED $name"
+  tail -n 20 "$work/test_$name.log" | sed "s/^/  $name: /"
+  return 1
+}
 run_tests_in_parallel() {
   local failed=0 words
   while IFS=$'\t' read -r -a words; do
+    [ "${words[1]}" -eq 1 ] || continue
     while [ "$(jobs -rp | wc -l)" -ge 8 ]; do wait -n || failed=1; done
-    (cmd=("${words[@]:1}"); "${cmd[@]//@BUNDLE@/$bundle}" >"$out/test_${words[0]}.log" 2>&1 ||
-      { echo "FAILED ${words[0]}"; exit 1; }) &
+    run_one_test "${words[0]}" "${words[@]:2}" &
   done <"$bundle/share/gpu_tests.txt"
   while [ "$(jobs -rp | wc -l)" -gt 0 ]; do wait -n || failed=1; done
+  while IFS=$'\t' read -r -a words; do
+    [ "${words[1]}" -gt 1 ] || continue
+    run_one_test "${words[0]}" "${words[@]:2}" || failed=1
+  done <"$bundle/share/gpu_tests.txt"
   [ $failed -eq 0 ] && echo "all gpu tests passed"
   return $failed
 }
 if command -v ctest >/dev/null; then
   run_tests=(ctest --test-dir "$work/tests" -j 8 --timeout 60 --output-on-failure)
 else
-  export -f run_tests_in_parallel
-  export bundle out
+  export -f run_tests_in_parallel run_one_test
+  export bundle work
   run_tests=(bash -c run_tests_in_parallel)
 fi
 if [ $dry_run -eq 1 ] && command -v ctest >/dev/null; then
-  stage test_list 20 ctest --test-dir "$work/tests" -N && tail -n 1 "$out/test_list.log" >>"$results"
+  stage test_list 20 ctest --test-dir "$work/tests" -N && tail -n 1 "$work/test_list.log" >>"$results"
 fi
-gpu_stage tests 75 "${run_tests[@]}" && tail -n 3 "$out/tests.log" >>"$results"
+gpu_stage tests 90 "${run_tests[@]}" && tail -n 3 "$work/tests.log" >>"$results"
 
 # --- ceilings -------------------------------------------------------------------------------------
 copy_gbps= fft_pair=
 if gpu_stage copy 15 device_copy_bandwidth 2048; then
-  copy_gbps=$(awk '$1 == "copy_bandwidth_GBps" { print $2 }' "$out/copy.log")
+  copy_gbps=$(awk '$1 == "copy_bandwidth_GBps" { print $2 }' "$work/copy.log")
   echo "copy bandwidth $copy_gbps GB/s (read + write)" >>"$results"
 fi
 if gpu_stage cufft 20 cufft_pair 256; then
-  fft_pair=$(awk '$1 == "cufft_pair_seconds" { print $2 }' "$out/cufft.log")
+  fft_pair=$(awk '$1 == "cufft_pair_seconds" { print $2 }' "$work/cufft.log")
   echo "cufft 256^3 r2c+c2r pair $fft_pair s" >>"$results"
 fi
 
@@ -124,7 +167,7 @@ advection_case() {
   shift 2
   gpu_stage "$name" 35 meridian run "$decks/advection/solid_body_rotation.toml" "$@" "${quiet[@]}" \
     --output "$work/$name" || return 0
-  figures=$(summary_figures "$out/$name.log") || return 0
+  figures=$(summary_figures "$work/$name.log") || return 0
   read -r steps per_step rate <<<"$figures"
   local gbps
   gbps=$(awk -v r="$rate" -v b="$bytes" 'BEGIN { printf "%.1f", r * b / 1e9 }')
@@ -143,7 +186,7 @@ advection_case advection-256x256x256 144 --set mesh.dimensions=3 --set mesh.nx=2
 if gpu_stage spectral-256 50 meridian run "$decks/cfd/taylor_green_re1600.toml" --set mesh.nx=256 \
   --set mesh.ny=256 --set mesh.nz=256 --set cfd.dt=0.001 --set run.end_time=0.005 "${quiet[@]}" \
   --output "$work/spectral"; then
-  if figures=$(summary_figures "$out/spectral-256.log"); then
+  if figures=$(summary_figures "$work/spectral-256.log"); then
     read -r steps per_step rate <<<"$figures"
     echo "spectral-256: $steps steps, $per_step s/step, $rate cell-updates/s" >>"$results"
     [ -n "$fft_pair" ] && ratio spectral-256-step-over-cufft \
@@ -157,7 +200,7 @@ for scheme in fourth_order fifth_order_upwind; do
   if gpu_stage "atmosphere-$scheme" 40 meridian run "$decks/atmosphere/rising_thermal.toml" --set mesh.nx=4096 \
     --set mesh.nz=2048 --set run.max_steps=20 --set "atmosphere.reconstruction=\"$scheme\"" "${quiet[@]}" \
     --output "$work/atmosphere-$scheme"; then
-    if figures=$(summary_figures "$out/atmosphere-$scheme.log"); then
+    if figures=$(summary_figures "$work/atmosphere-$scheme.log"); then
       read -r steps per_step rate <<<"$figures"
       echo "atmosphere-$scheme 4096x2048: $steps steps, $per_step s/step, $rate cell-updates/s" >>"$results"
     fi
@@ -168,7 +211,7 @@ if gpu_stage monte-carlo-1e8 50 meridian run "$decks/finance/portfolio.toml" \
   --set 'finance.products=["asian_arithmetic_call"]' --set finance.greeks=false --set finance.steps=252 \
   --set finance.target_standard_error=0 --set finance.control_variates=false --set finance.paths=100000000 \
   --set finance.blocks_per_step=1024 "${quiet[@]}" --output "$work/monte_carlo"; then
-  if figures=$(summary_figures "$out/monte-carlo-1e8.log"); then
+  if figures=$(summary_figures "$work/monte-carlo-1e8.log"); then
     read -r steps per_step rate <<<"$figures"
     echo "monte-carlo-1e8: $rate path-steps/s" >>"$results"
     ratio monte-carlo-of-1e11 "$(awk -v r="$rate" 'BEGIN { printf "%.3f", r / 1e11 }')"
@@ -179,7 +222,7 @@ fi
 if [ $dry_run -eq 1 ]; then
   # The bundle's mpiexec and hydra proxy start two ranks of a bundled CPU program on the bundle's libraries.
   stage launcher 60 mpiexec -n 2 stream_triad --elements 1000000 --repetitions 2 &&
-    echo "launcher: 2 ranks ran stream_triad, $(grep -c triad_bandwidth_GBps "$out/launcher.log") reports" >>"$results"
+    echo "launcher: 2 ranks ran stream_triad, $(grep -c triad_bandwidth_GBps "$work/launcher.log") reports" >>"$results"
   # The summary parsing, on a run summary of the layout meridian prints.
   printf 'run summary\n  steps  16 this run, 16 in total\n  compute  1.600  80.0%%\n  halo exchange  0.400  20.0%%\n  throughput  1.0e9 cell-updates/s (1.0e9 per rank)\n' >"$work/summary.log"
   echo "summary parsing: $(summary_figures "$work/summary.log")" >>"$results"
