@@ -53,17 +53,18 @@ struct Wind {
   // disk about the centre stay in the box, and every shape is zero beyond it to below 1e-4.
   KOKKOS_INLINE_FUNCTION bool departure(double t, double& x, double& y, double& z) const {
     if (kind == WindKind::uniform) {
-      double* p[3] = {&x, &y, &z};
-      const double shift[3] = {u * t, v * t, w * t};
+      // Per coordinate by name, not through an array of pointers to them, which a GPU keeps in local memory.
       bool inside = true;
-      for (int axis = 0; axis < 3; ++axis) {
-        double& c = *p[axis];
-        c -= shift[axis];
-        if (periodic[axis])
+      const auto carry_back = [&inside](double& c, double shift, bool wraps) {
+        c -= shift;
+        if (wraps)
           c -= km::floor(c);
         else
           inside = inside && c >= 0 && c <= 1;
-      }
+      };
+      carry_back(x, u * t, periodic[0]);
+      carry_back(y, v * t, periodic[1]);
+      carry_back(z, w * t, periodic[2]);
       return inside;
     }
     if (kind == WindKind::rotation) {
