@@ -125,7 +125,11 @@ for test in json.load(sys.stdin)["tests"]:
         words.append(w)
     print("\t".join([test["name"], str(properties.get("PROCESSORS", 1))] + words))
 ' "$build_dir" "$(command -v mpiexec)" >"$out/share/gpu_tests.txt"
-cat >"$out/env.sh" <<'EOF'
+# The newest libstdc++ symbol version the binaries and bundled libraries need (GCC 12 builds may need
+# GLIBCXX_3.4.30): env.sh takes the image's libstdc++ only where it has that version.
+needed_cxx=$(strings -a "$out"/libexec/* "$out"/lib/*.so* 2>/dev/null | grep -o 'GLIBCXX_[0-9.]*[0-9]' | sort -uV | tail -n 1)
+echo "needed_cxx=$needed_cxx" >"$out/env.sh"
+cat >>"$out/env.sh" <<'EOF'
 # Sourced: puts the bundle's programs and libraries first. Large files were stored gzipped; the first
 # source unpacks them in place.
 bundle=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -142,10 +146,10 @@ for dir in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86
   if [ -d "$dir" ]; then cuda_libs=$cuda_libs:$dir; fi
 done
 library_path=$bundle/lib$cuda_libs
-# The image's libstdc++ serves unless it predates GCC 11 (GLIBCXX_3.4.29, which the build needs).
+# The image's libstdc++ serves unless it lacks $needed_cxx (written above when the bundle was made).
 # (awk reads all of ldconfig's output: an early exit would fail the pipe under pipefail.)
 system_cxx=$(ldconfig -p 2>/dev/null | awk '/libstdc\+\+\.so\.6 .*x86-64/ && !found { print $NF; found = 1 }')
-if [ -z "$system_cxx" ] || ! grep -qa GLIBCXX_3.4.29 "$system_cxx"; then library_path=$bundle/lib/fallback:$library_path; fi
+if [ -z "$system_cxx" ] || ! grep -qa "$needed_cxx" "$system_cxx"; then library_path=$bundle/lib/fallback:$library_path; fi
 export LD_LIBRARY_PATH=$library_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$bundle/bin:$PATH
 export UCX_MODULE_DIR=$bundle/lib/ucx
