@@ -49,24 +49,28 @@ bool finalize_hangs_here() { return mesh::node_layout(MPI_COMM_WORLD).nodes > 1 
 
 void finalize_and_exit(int code) {
   const bool skip = finalize_hangs_here();
-  start_watchdog(code);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const InjectedFault fault = injected_fault();
-  if (fault.kind == "hang_in_finalize" && fault.rank == rank)
-    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
-  MPI_Barrier(MPI_COMM_WORLD);
   if (skip) {
-    // Ranks leave the barrier at slightly different times; one still inside it when a peer's
-    // sockets close can fail. A pause outside MPI lets every rank out before any exits: with 1 s,
-    // 1 run in about 15 under load exited 1, and a clean-clone CI run on a 2-core host failed so;
-    // 3 s leaves a descheduled rank more room, at 2 s more per multi-host run.
+    // No MPI_Finalize, so nothing here can hang and no watchdog runs: one armed as each rank arrived
+    // raced this pause on every run (integration.multihost sets it to 3 s) and could end a rank inside
+    // the barrier while a peer was still on its way. An error a peer's exit raises in the barrier is
+    // returned, not fatal.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Barrier(MPI_COMM_WORLD);
+    // Ranks leave the barrier at slightly different times; one still inside it when a peer's sockets
+    // close can fail. A pause outside MPI lets every rank out before any exits.
     std::this_thread::sleep_for(std::chrono::seconds(3));
     std::_Exit(code);
   }
+  start_watchdog(code);
+  const InjectedFault fault = injected_fault();
+  if (fault.kind == "hang_in_finalize" && fault.rank == rank)
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   std::exit(code);
 }

@@ -6,10 +6,10 @@ namespace meridian::app {
 // on several hosts; ../shared/docs/mpi.md): every rank starts a UCX endpoint close that needs its
 // peers, then waits in a barrier where it no longer answers them (MPICH PR 6596). Every output is
 // durable when this is called. All ranks pass a barrier; then a job on several hosts with such an
-// MPICH skips MPI_Finalize (each rank waits a second outside MPI, so that none is still in the
-// barrier when a peer leaves, and exits with `code`, which hydra reports cleanly, where a rank
-// stuck in finalize beside ranks that left makes mpiexec fail), and any other calls it. Either way a
-// watchdog ends a rank still there after MERIDIAN_FINALIZE_TIMEOUT seconds (default 30; 0: no limit).
+// MPICH skips MPI_Finalize (each rank waits 3 s outside MPI, so that none is still in the barrier
+// when a peer leaves, and exits with `code`, which hydra reports cleanly, where a rank stuck in
+// finalize beside ranks that left makes mpiexec fail), and any other calls it, under a watchdog that
+// ends a rank still there after MERIDIAN_FINALIZE_TIMEOUT seconds (default 30; 0: no limit).
 [[noreturn]] void finalize_and_exit(int code);
 
 // Whether MPI_Finalize is known to hang for this library on this job's hosts (collective).
