@@ -396,7 +396,7 @@ void face_fluxes(int axis, const FluxInputs& in) {
           const int row = team.league_rank() * rows_per_team + t;
           if (row >= rows) return;
           const int k = Dims == 2 ? row : row / rows_y, j = Dims == 2 ? 0 : row % rows_y;
-          FaceInputs inputs;
+          FaceInputs inputs{};  // the levels past a narrower halo stay zero: no read of an unset value
           inputs.hyperviscosity = hv, inputs.spacing = spacing, inputs.viscosity = nu, inputs.diffusivity = kappa;
           // The background of the stencil's cells that the halo holds (all six with the 5th-order flux's
           // three-cell halo): across the horizontal faces the row's level, across the vertical ones the
