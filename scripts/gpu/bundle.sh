@@ -9,7 +9,7 @@
 # --check verifies that ldd of every binary resolves inside the bundle, the CUDA libraries and the C
 # library every Linux image has, and that the bundle is under 50 MiB as carried (packing fails above it too). It unpacks the bundle it
 # checks, so the build's own check runs on a copy. The build goes to build/cuda (BUILD_DIR
-# overrides). Files over 4 MiB are stored gzipped (env.sh unpacks them once) to stay under the limit.
+# overrides). Files over 1 MiB are stored gzipped (env.sh unpacks them once) to stay under the limit.
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 # The device tool carries 64 MiB with the tree: the bundle leaves 14 MiB of that to the tree.
@@ -156,7 +156,7 @@ export UCX_MODULE_DIR=$bundle/lib/ucx
 export MERIDIAN_BUNDLE=$bundle
 export MERIDIAN_TEST_DATA=$bundle/share/test_data
 EOF
-find "$out/lib" "$out/libexec" -maxdepth 1 -type f -size +4M -exec gzip -9 {} \;
+find "$out/lib" "$out/libexec" -maxdepth 1 -type f -size +1M -exec gzip -9 {} \;
 echo "bundle in $out ($(du -sh "$out" | cut -f1) packed)"
 packed=$(du -sb "$out" | cut -f1)
 if [ "$packed" -gt "$limit_bytes" ]; then
