@@ -12,8 +12,8 @@
 //   a warp walks the contiguous index only when that index alone is tiled: it gets min(extent, 64), every
 //   other entry 1, which holds whichever index a release maps to threadIdx.x;
 // - a block holds at most 1024 threads; a 64-thread block leaves room for 32 of them on an SM.
-// Reductions over an MDRange keep only one tile's worth of threads per block busy there, so reductions run
-// over a flattened RangePolicy instead (reduce below).
+// Reductions over an MDRange keep only one tile's worth of threads per block busy there, so on a GPU reductions
+// run over a flattened RangePolicy instead (reduce below).
 //
 // On the host a tile is a whole row of the contiguous index, so the innermost loop runs along it and
 // vectorises (Kokkos' default host tiles are a few cells wide).
@@ -173,8 +173,7 @@ struct ReducedValue<Result, std::void_t<typename std::decay_t<Result>::reducer>>
   using type = typename std::decay_t<Result>::value_type;
 };
 
-// body(k, j, i, value) over a range of cells (body(j, i, value) over a plane), as one flat index: every thread
-// of a block busy on a GPU.
+// body(k, j, i, value) over a range of cells as one flat index, so that every thread of a GPU block is busy.
 template <class Body, class Value>
 struct FlatCells {
   Body body;
@@ -185,27 +184,36 @@ struct FlatCells {
   }
 };
 
+// A plane's body(j, i, value) as a body of cells one plane thick.
 template <class Body, class Value>
-struct FlatPlane {
+struct PlaneAsCells {
   Body body;
-  long nx, y0, x0;
-  KOKKOS_INLINE_FUNCTION void operator()(const long n, Value& value) const { body(y0 + n / nx, x0 + n % nx, value); }
+  KOKKOS_INLINE_FUNCTION void operator()(const long, const long j, const long i, Value& value) const {
+    body(j, i, value);
+  }
 };
 
-template <class Body, class Result>
-void reduce(const std::string& label, const Plane& range, const Body& body, Result&& result) {
-  using Flat = FlatPlane<Body, typename ReducedValue<Result>::type>;
-  const Flat flat{body, std::max(range.extent(1), 1L), range.lo[0], range.lo[1]};
-  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, range.count()), flat,
-                          std::forward<Result>(result));
-}
-
+// body(k, j, i, value) reduced over a range of cells: flat on a GPU; on the host over whole rows, whose inner
+// loop needs no index division (the flat form's two divisions a cell slowed the host's reductions).
 template <class Body, class Result>
 void reduce(const std::string& label, const Cells& range, const Body& body, Result&& result) {
-  using Flat = FlatCells<Body, typename ReducedValue<Result>::type>;
-  const Flat flat{body, std::max(range.extent(1), 1L), std::max(range.extent(2), 1L), range.lo[0], range.lo[1], range.lo[2]};
-  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, range.count()), flat,
-                          std::forward<Result>(result));
+  if constexpr (device_memory_is_host) {
+    Kokkos::parallel_reduce(label, policy(range), body, std::forward<Result>(result));
+  } else {
+    using Flat = FlatCells<Body, typename ReducedValue<Result>::type>;
+    const Flat flat{body, std::max(range.extent(1), 1L), std::max(range.extent(2), 1L), range.lo[0], range.lo[1],
+                    range.lo[2]};
+    Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, range.count()), flat,
+                            std::forward<Result>(result));
+  }
+}
+
+// body(j, i, value) reduced over a plane.
+template <class Body, class Result>
+void reduce(const std::string& label, const Plane& range, const Body& body, Result&& result) {
+  using AsCells = PlaneAsCells<Body, typename ReducedValue<Result>::type>;
+  reduce(label, Cells{{0, range.lo[0], range.lo[1]}, {1, range.hi[0], range.hi[1]}}, AsCells{body},
+         std::forward<Result>(result));
 }
 
 }  // namespace meridian::parallel
