@@ -6,7 +6,7 @@
 // not exact); a channel with parabolic inflow and outflow keeps the profile and its mass flux, one with
 // free-slip walls a uniform stream through a convective outflow; the 128^2
 // lid-driven cavity at Re 100 and 1000 against Ghia, Ghia & Shin (1982). Bodies: tests/integration/
-// schaefer_turek.sh.
+// schaefer_turek.sh and test_projection_bodies.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -211,6 +211,27 @@ std::vector<double> mask_of(const std::vector<Body>& bodies, const Grid& g) {
   return mask;
 }
 
+// 1 where the forcing sets the cell's divergence: its centre lies inside a body, or every face of it is
+// forced (solid or forcing), so that no face is left for a pressure correction to act through; else 0.
+std::vector<double> source_cells_of(const std::vector<Body>& bodies, const Grid& g, const std::vector<double>& mask) {
+  std::vector<double> sources(mask);
+  ForcedFace unused;
+  std::size_t n = 0;
+  for (long k = g.halo[2]; k < g.halo[2] + g.cells[2]; ++k)
+    for (long j = g.halo[1]; j < g.halo[1] + g.cells[1]; ++j)
+      for (long i = g.halo[0]; i < g.halo[0] + g.cells[0]; ++i, ++n) {
+        bool all_forced = sources[n] == 0;
+        for (int c = 0; c < g.dimensions && all_forced; ++c)
+          for (int side = 0; side < 2 && all_forced; ++side) {
+            std::array<long, 3> face{i, j, k};
+            face[c] += side;
+            all_forced = classify(bodies, g, c, face, unused) != no_body;
+          }
+        if (all_forced) sources[n] = 1;
+      }
+  return sources;
+}
+
 // The kernels, over the list of forced faces; `u` is the velocity field's data, contiguous.
 using FaceIndices = Kokkos::View<long*>;
 
@@ -337,6 +358,7 @@ ImmersedBodies::ImmersedBodies(const std::vector<BodySpec>& specs, const mesh::D
   Kokkos::deep_copy(weights_, weights);
   local_forces_.assign(specs.size() * 3, 0.0);
   cell_mask_ = mask_of(bodies, g);
+  source_cells_ = source_cells_of(bodies, g, cell_mask_);
 }
 
 void ImmersedBodies::apply(const mesh::Field& velocity, double dt) {

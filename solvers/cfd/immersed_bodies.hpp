@@ -100,6 +100,11 @@ class ImmersedBodies {
 
   // Owned cells in C order (z, y, x; x fastest): 1 where the cell centre is inside any body, else 0.
   const std::vector<double>& cell_mask() const { return cell_mask_; }
+  // Owned cells in the same order: 1 where the bodies, not continuity, set the divergence: the cell's centre
+  // is inside a body, or every face of the cell is forced (a fluid cell pinched between a surface's forced
+  // faces: its velocities are all prescribed, and a pressure correction could only move them off their
+  // targets, which the next forcing undoes, so its pressure would drift step after step); else 0.
+  const std::vector<double>& source_cells() const { return source_cells_; }
 
  private:
   using FaceIndices = Kokkos::View<long*>;  // flat indices into a contiguous velocity field
@@ -116,7 +121,7 @@ class ImmersedBodies {
   Values weights_, targets_;        // target = weight * u*(neighbour); 0 for solid faces
   std::vector<long> group_begin_;
   std::vector<double> local_forces_;  // body * 3 + component
-  std::vector<double> cell_mask_;
+  std::vector<double> cell_mask_, source_cells_;
 };
 
 }  // namespace meridian::cfd

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 #include "mesh/reductions.hpp"
@@ -65,12 +66,28 @@ KOKKOS_INLINE_FUNCTION int row(const MacGrid& g, int k, int j, int i) {
   return ((k - g.lo[2]) * g.n[1] + (j - g.lo[1])) * g.n[0] + (i - g.lo[0]);
 }
 
-// rhs = -div(u*) / dt per cell, in the Poisson operator's row order.
-void divergence_rhs(const mesh::Field& u, const sparse::Vector& rhs, const MacGrid g, double dt) {
-  parallel::for_each(
-      "mac::divergence", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+// rhs = -div(u*) / dt per fluid cell, 0 in a cell whose centre lies inside a body, in the Poisson operator's
+// row order; returns the sum over this rank's cells.
+double divergence_rhs(const mesh::Field& u, const mesh::Field& fluid, const sparse::Vector& rhs, const MacGrid g,
+                      double dt) {
+  double local = 0;
+  parallel::reduce(
+      "mac::divergence", owned(g),
+      KOKKOS_LAMBDA(const int k, const int j, const int i, double& sum) {
         const int x[3] = {i, j, k};
-        rhs(row(g, k, j, i)) = -divergence(u, x, g) / dt;
+        const double value = -fluid(0, k, j, i) * divergence(u, x, g) / dt;
+        rhs(row(g, k, j, i)) = value;
+        sum += value;
+      },
+      local);
+  return local;
+}
+
+// rhs += value in every cell inside a body.
+void add_inside_bodies(const sparse::Vector& rhs, const mesh::Field& fluid, const MacGrid g, double value) {
+  parallel::for_each(
+      "mac::balance_bodies", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        rhs(row(g, k, j, i)) += (1 - fluid(0, k, j, i)) * value;
       });
 }
 
@@ -90,16 +107,6 @@ void correct(const mesh::Field& u, const mesh::Field& p, const mesh::Field& phi,
       });
 }
 
-// Inside a body the projection leaves its increment phi undetermined (every face there is forced, so no
-// flux constrains it): without this the increments would pile up in the pressure there step after step,
-// and the forced faces next to the surface would carry phi's arbitrary jumps into the next step's force.
-// The force on the body, a sum of pressure differences along each grid line through it, telescopes to
-// the fluid values and does not depend on the pressure inside.
-void clear_inside(const mesh::Field& p, const mesh::Field& fluid, const MacGrid g) {
-  parallel::for_each(
-      "mac::clear_inside_bodies", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) { p(0, k, j, i) *= fluid(0, k, j, i); });
-}
-
 // max over faces of sum |u_a| / h_a: the advective rate a Courant number limits.
 double max_rate(const mesh::Field& u, const MacGrid g, MPI_Comm comm) {
   double local = 0;
@@ -114,13 +121,14 @@ double max_rate(const mesh::Field& u, const MacGrid g, MPI_Comm comm) {
   return mesh::global_max(local, comm);
 }
 
-double max_abs_divergence(const mesh::Field& u, const MacGrid g, MPI_Comm comm) {
+// Over the fluid cells: those inside a body hold the mass source the forcing leaves there.
+double max_abs_divergence(const mesh::Field& u, const mesh::Field& fluid, const MacGrid g, MPI_Comm comm) {
   double local = 0;
   parallel::reduce(
       "mac::max_divergence", owned(g),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& m) {
         const int x[3] = {i, j, k};
-        const double d = km::fabs(divergence(u, x, g));
+        const double d = fluid(0, k, j, i) * km::fabs(divergence(u, x, g));
         m = d > m ? d : m;
       },
       Kokkos::Max<double>(local));
@@ -159,23 +167,25 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
       tendency_(mesh::make_field(decomp_, grid.dimensions, "mac::tendency")),
       previous_tendency_(mesh::make_field(decomp_, grid.dimensions, "mac::previous_tendency")),
       increment_(mesh::make_field(decomp_, grid.dimensions, "mac::increment")),
-      pressure_(mesh::make_field(decomp_, 1, "mac::pressure")), correction_(mesh::make_field(decomp_, 1, "mac::phi")) {
+      pressure_(mesh::make_field(decomp_, 1, "mac::pressure")), correction_(mesh::make_field(decomp_, 1, "mac::phi")),
+      fluid_(mesh::make_field(decomp_, 1, "mac::fluid")) {
   if (settings.viscous == ViscousScheme::crank_nicolson) {
     viscous_ = mesh::make_field(decomp_, grid.dimensions, "mac::viscous");
     crank_nicolson_ = std::make_unique<CrankNicolson>(decomp_, boundaries_);
   }
+  Kokkos::deep_copy(fluid_, 1.0);
   if (!settings.bodies.empty()) {
     const MacGrid& g = boundaries_.grid();
     bodies_ = std::make_unique<ImmersedBodies>(settings.bodies, decomp_, std::array<double, 3>{g.h[0], g.h[1], g.h[2]});
-    fluid_ = mesh::make_field(decomp_, 1, "mac::fluid");
-    auto fluid = Kokkos::create_mirror_view(fluid_);
-    const auto& mask = bodies_->cell_mask();
+    auto fluid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fluid_);
+    const auto& mask = bodies_->source_cells();
     std::size_t n = 0;
     for (int k = g.lo[2]; k < g.lo[2] + g.n[2]; ++k)
       for (int j = g.lo[1]; j < g.lo[1] + g.n[1]; ++j)
         for (int i = g.lo[0]; i < g.lo[0] + g.n[0]; ++i) fluid(0, k, j, i) = 1 - mask[n++];
     Kokkos::deep_copy(fluid_, fluid);
     scalar_exchange_.exchange(fluid_);
+    body_cells_ = mesh::global_sum(std::accumulate(mask.begin(), mask.end(), 0.0), decomp_.comm());
   }
   if (bodies_ && crank_nicolson_) {
     start_ = mesh::make_field(decomp_, grid.dimensions, "mac::start");
@@ -260,11 +270,14 @@ void MacProjection::step(double time, double dt) {
     bodies_->apply(velocity_, dt);
     boundaries_.fill(velocity_, Fill::predicted, time + dt);
   }
-  divergence_rhs(velocity_, rhs_, g, dt);
+  const double rhs_sum = divergence_rhs(velocity_, fluid_, rhs_, g, dt);
+  // Without a face that holds the pressure the fluid's net source must be zero, and the mean that CG
+  // removes would land on every fluid cell: the cells inside the bodies take it instead.
+  if (body_cells_ > 0 && poisson_->singular())
+    add_inside_bodies(rhs_, fluid_, g, -mesh::global_sum(rhs_sum, decomp_.comm()) / body_cells_);
   Kokkos::deep_copy(phi_, 0.0);
   last_solve_ = cg_->solve(rhs_, phi_, settings_.poisson);
   to_field(phi_, correction_, g);
-  if (bodies_) clear_inside(correction_, fluid_, g);
   scalar_exchange_.exchange(correction_);
   correct(velocity_, pressure_, correction_, g, dt);
   if (bodies_) bodies_->account_projection(velocity_, dt);
@@ -327,6 +340,23 @@ void MacProjection::force_explicit_prediction(double time, double dt) {
   Kokkos::deep_copy(velocity_, start_);
 }
 
-double MacProjection::max_divergence() const { return max_abs_divergence(velocity_, boundaries_.grid(), decomp_.comm()); }
+double MacProjection::max_poisson_residual() const {
+  const sparse::Vector product("mac::poisson_product", poisson_->rows());
+  poisson_->apply(phi_, product);
+  const sparse::Vector rhs = rhs_;
+  double local = 0;
+  Kokkos::parallel_reduce(
+      "mac::max_poisson_residual", Kokkos::RangePolicy<>(0, poisson_->rows()),
+      KOKKOS_LAMBDA(const int n, double& m) {
+        const double r = km::fabs(rhs(n) - product(n));
+        m = r > m ? r : m;
+      },
+      Kokkos::Max<double>(local));
+  return mesh::global_max(local, decomp_.comm());
+}
+
+double MacProjection::max_divergence() const {
+  return max_abs_divergence(velocity_, fluid_, boundaries_.grid(), decomp_.comm());
+}
 
 }  // namespace meridian::cfd

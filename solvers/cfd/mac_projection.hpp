@@ -7,6 +7,13 @@
 // (solvers/common/sparse), u = u* - dt grad(phi), p += phi. The discrete divergence of the result is zero to
 // the Poisson tolerance, because A is exactly minus the divergence of the gradient on this grid, boundaries
 // included. Domain faces per axis and side: mac_boundaries.hpp.
+// With immersed bodies A stays the whole grid's (separable) Laplacian; only the right-hand side changes: a
+// source cell of the bodies (ImmersedBodies::source_cells: its centre inside a body, or every face of it
+// forced) gets 0 (or, with no face holding p, the fluid's net source shared out), so every other cell, those
+// cut by a surface included, ends divergence-free, while the source cells keep the mass source the forcing's
+// targets leave there (Kim, Kim & Choi 2001 put it in the equation as q). phi and p there are then the
+// discrete harmonic extension of their values around, bounded, and are what a free face beside such a cell
+// (where the surface cuts a grid line short) sees in grad p.
 #include <array>
 #include <memory>
 #include <vector>
@@ -48,6 +55,9 @@ class MacProjection {
   void step(double time, double dt);
   // Max over cells of |div u| after the last projection.
   double max_divergence() const;
+  // Max over cells of |r|, r = rhs - A phi the last projection's Poisson residual (collective): the fluid
+  // cells' divergence after it is -dt r.
+  double max_poisson_residual() const;
   const sparse::SolveResult& last_solve() const { return last_solve_; }
   const sparse::SolveResult& last_viscous_solve() const { return last_viscous_solve_; }
 
@@ -87,7 +97,8 @@ class MacProjection {
   std::unique_ptr<CrankNicolson> crank_nicolson_;
   std::unique_ptr<ImmersedBodies> bodies_;
   mesh::Field start_;  // u^n, while the bodies force the explicit prediction (Crank-Nicolson)
-  mesh::Field fluid_;  // 1 at the centres of cells in the fluid, 0 inside a body; with halos
+  mesh::Field fluid_;  // 1 in the cells where continuity holds, 0 in the bodies' source cells; with halos
+  double body_cells_ = 0;  // how many source cells, over all ranks
   sparse::PoissonProblem problem_;
   std::unique_ptr<sparse::PoissonOperator> poisson_;
   std::unique_ptr<sparse::ConjugateGradient> cg_;

@@ -1,0 +1,129 @@
+// The projection solver with an immersed body (issue #21), on the Schaefer & Turek channel at D/h = 8:
+// - mass: every step, every cell where continuity holds (all but the bodies' source cells: those whose
+//   centre is inside the body or whose faces are all forced), those cut by the surface included, keeps
+//   |div u| <= dt max|r| + 1e-12 max|u| / h, r the Poisson residual; with an outflow (p held) and in a
+//   periodic channel driven by a body force (no face holds p, so the fluid's net source must be zero);
+// - the steady Re 20 drag does not depend on the step: halving dt, or one step ten times shorter (as the
+//   driver takes to land on an output time), moves it by less than 1e-4 of itself.
+// The benchmark's coefficients at finer grids: tests/integration/schaefer_turek*.sh and
+// scripts/validation/schaefer_turek.py.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "mesh/reductions.hpp"
+#include "solvers/cfd/mac_projection.hpp"
+
+using namespace meridian;
+
+namespace {
+
+constexpr int resolution = 8;  // D / h along x
+
+// The 2.2 x 0.41 channel with a cylinder of diameter 0.1 at (0.2, 0.2), Crank-Nicolson viscosity nu = 1e-3.
+mesh::GridSpec channel_grid(mesh::Boundary x) {
+  mesh::GridSpec g;
+  g.dimensions = 2;
+  g.cells = {22 * resolution, 4 * resolution, 1};
+  g.boundary = {x, mesh::Boundary::open, mesh::Boundary::periodic};
+  g.halo_width = cfd::MacProjection::halo_width;
+  return g;
+}
+
+cfd::MacSettings channel_settings() {
+  cfd::MacSettings s;
+  s.length = {2.2, 0.41, 1};
+  s.viscosity = 1e-3;
+  s.viscous = cfd::ViscousScheme::crank_nicolson;
+  s.poisson.tolerance = 1e-8;
+  s.boundaries.face[1] = {cfd::FaceKind::wall, cfd::FaceKind::wall};
+  cfd::BodySpec cylinder;
+  cylinder.centre = {0.2, 0.2, 0};
+  cylinder.size = 0.1;
+  s.bodies = {cylinder};
+  return s;
+}
+
+// Schaefer & Turek's inflow: the parabola with maximum u_max, ramped over the first time unit.
+cfd::MacSettings inflow_settings(double u_max, cfd::OutflowKind outflow) {
+  cfd::MacSettings s = channel_settings();
+  s.boundaries.face[0] = {cfd::FaceKind::inflow, cfd::FaceKind::outflow};
+  s.boundaries.profile = cfd::InflowProfile::parabolic;
+  s.boundaries.inflow_velocity = u_max;
+  s.boundaries.inflow_ramp_time = 1;
+  s.boundaries.outflow = outflow;
+  return s;
+}
+
+// Max over this rank's cells where continuity holds of |div u|, and of |u| over all faces, over all ranks.
+struct Divergence {
+  double max_divergence, max_speed;
+};
+
+Divergence divergence_where_continuity_holds(const cfd::MacProjection& s) {
+  const auto& d = s.decomposition();
+  const int lo = cfd::MacProjection::halo_width;
+  const auto u = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.velocity());
+  const auto& sources = s.bodies()->source_cells();
+  Divergence result{0, 0};
+  std::size_t n = 0;
+  for (long j = lo; j < lo + d.local_cells(1); ++j)
+    for (long i = lo; i < lo + d.local_cells(0); ++i, ++n) {
+      result.max_speed = std::max({result.max_speed, std::abs(u(0, 0, j, i)), std::abs(u(1, 0, j, i))});
+      if (sources[n] != 0) continue;
+      const double div = (u(0, 0, j, i + 1) - u(0, 0, j, i)) / s.spacing(0) + (u(1, 0, j + 1, i) - u(1, 0, j, i)) / s.spacing(1);
+      result.max_divergence = std::max(result.max_divergence, std::abs(div));
+    }
+  return {mesh::global_max(result.max_divergence, d.comm()), mesh::global_max(result.max_speed, d.comm())};
+}
+
+// Steps the solver `steps` times at Courant 0.5 (at most dt_max), checking the divergence bound after each.
+void expect_divergence_free_where_continuity_holds(cfd::MacProjection& s, int steps, double dt_max) {
+  double t = 0;
+  for (int n = 0; n < steps; ++n) {
+    const double dt = std::min(s.stable_dt(0.5), dt_max);
+    s.step(t, dt);
+    t += dt;
+    const Divergence div = divergence_where_continuity_holds(s);
+    const double bound = dt * s.max_poisson_residual() + 1e-12 * div.max_speed / s.spacing(1);
+    ASSERT_LE(div.max_divergence, bound) << "step " << n + 1 << ", t = " << t;
+  }
+}
+
+TEST(ProjectionWithBodies, CellsBesideACylinderStayDivergenceFreeWithAnOutflow) {
+  cfd::MacProjection s(channel_grid(mesh::Boundary::open), inflow_settings(1.5, cfd::OutflowKind::convective),
+                       MPI_COMM_WORLD);
+  expect_divergence_free_where_continuity_holds(s, 100, 0.005);
+}
+
+TEST(ProjectionWithBodies, CellsBesideACylinderStayDivergenceFreeInAPeriodicChannel) {
+  cfd::MacSettings settings = channel_settings();
+  settings.body_force = {1, 0, 0};
+  cfd::MacProjection s(channel_grid(mesh::Boundary::periodic), settings, MPI_COMM_WORLD);
+  expect_divergence_free_where_continuity_holds(s, 100, 0.005);
+}
+
+// The drag on the cylinder at Re 20 after t = 10 at a fixed step dt, then one step of dt / 10.
+struct SteadyDrag {
+  double drag, after_short_step;
+};
+
+SteadyDrag steady_drag(double dt) {
+  cfd::MacProjection s(channel_grid(mesh::Boundary::open), inflow_settings(0.3, cfd::OutflowKind::zero_gradient),
+                       MPI_COMM_WORLD);
+  const int steps = static_cast<int>(std::lround(10 / dt));
+  for (int n = 0; n < steps; ++n) s.step(n * dt, dt);
+  SteadyDrag result{s.bodies()->forces()[0][0], 0};
+  s.step(steps * dt, dt / 10);
+  result.after_short_step = s.bodies()->forces()[0][0];
+  return result;
+}
+
+TEST(ProjectionWithBodies, SteadyDragDoesNotDependOnTheStep) {
+  const SteadyDrag coarse = steady_drag(0.02), fine = steady_drag(0.01);
+  EXPECT_LT(std::abs(fine.drag / coarse.drag - 1), 1e-4) << coarse.drag << " -> " << fine.drag;
+  EXPECT_LT(std::abs(coarse.after_short_step / coarse.drag - 1), 1e-4) << coarse.drag << " -> " << coarse.after_short_step;
+}
+
+}  // namespace
