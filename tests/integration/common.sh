@@ -10,7 +10,7 @@ compare="$MERIDIAN_PYTHON $SOURCE_DIR/tests/integration/compare_outputs.py"
 meridian_on() {
   local ranks=$1
   shift
-  timeout 120 "$MPIEXEC" -n "$ranks" "$MERIDIAN" "$@"
+  timeout "${run_timeout:-120}" "$MPIEXEC" -n "$ranks" "$MERIDIAN" "$@"
 }
 
 fail() {
