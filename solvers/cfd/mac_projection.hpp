@@ -53,7 +53,8 @@ class MacProjection {
   double stable_dt(double courant) const;
   // Advances from `time` (the inflow ramp's clock) by dt.
   void step(double time, double dt);
-  // Max over cells of |div u| after the last projection.
+  // Max over the cells where continuity holds (all but the bodies' source cells) of |div u| after the last
+  // projection.
   double max_divergence() const;
   // Max over cells of |r|, r = rhs - A phi the last projection's Poisson residual (collective): the fluid
   // cells' divergence after it is -dt r.
