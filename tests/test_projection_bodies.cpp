@@ -3,6 +3,7 @@
 //   centre is inside the body or whose faces are all forced), those cut by the surface included, keeps
 //   |div u| <= dt max|r| + 1e-12 max|u| / h, r the Poisson residual; with an outflow (p held) and in a
 //   periodic channel driven by a body force (no face holds p, so the fluid's net source must be zero);
+// - a probe on the surface reads a linear pressure exactly;
 // - the steady Re 20 drag does not depend on the step: one step ten times shorter (as the driver takes to
 //   land on an output time), or halving dt, moves it by less than 1e-4 of itself.
 // The benchmark's coefficients at finer grids: tests/integration/schaefer_turek*.sh and
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "mesh/reductions.hpp"
 #include "solvers/cfd/mac_projection.hpp"
@@ -118,6 +120,27 @@ TEST(ProjectionWithBodies, SteadyDragDoesNotDependOnTheStep) {
   const double drag = advance(0.02, 500), after_short_step = advance(0.002, 1), at_half_step = advance(0.01, 200);
   EXPECT_LT(std::abs(after_short_step / drag - 1), 1e-4) << drag << " -> " << after_short_step;
   EXPECT_LT(std::abs(at_half_step / drag - 1), 1e-4) << drag << " -> " << at_half_step;
+}
+
+// The wall pressure at points of the cylinder's surface, from a linear pressure field: exact (the
+// extrapolation along the normal is linear); the nearest fluid centres alone would be off by about h dp/dn.
+TEST(ProjectionWithBodies, SurfaceProbeReadsALinearPressureExactly) {
+  cfd::MacProjection s(channel_grid(mesh::Boundary::open), inflow_settings(1.5, cfd::OutflowKind::convective),
+                       MPI_COMM_WORLD);
+  const auto& d = s.decomposition();
+  const int lo = cfd::MacProjection::halo_width;
+  const auto pressure = [](double x, double y) { return 1 + 3 * x - 2 * y; };
+  auto velocity = Kokkos::create_mirror_view(s.velocity());
+  auto p = Kokkos::create_mirror_view(s.pressure());
+  Kokkos::deep_copy(velocity, 0.0);
+  for (long j = 0; j < d.local_cells(1); ++j)
+    for (long i = 0; i < d.local_cells(0); ++i)
+      p(0, 0, j + lo, i + lo) = pressure((d.offset(0) + i + 0.5) * s.spacing(0), (d.offset(1) + j + 0.5) * s.spacing(1));
+  s.set_state(velocity, p);
+  const double r = 0.05, diagonal = r / std::sqrt(2.0);
+  for (const auto& [x, y] : {std::pair{0.15, 0.2}, {0.25, 0.2}, {0.2, 0.25}, {0.2 - diagonal, 0.2 - diagonal}})
+    EXPECT_NEAR(s.pressure_at({x, y, 0}), pressure(x, y), 1e-12) << "at (" << x << ", " << y << ")";
+  EXPECT_NEAR(s.pressure_at({1.0, 0.3, 0}), pressure(1.0, 0.3), 1e-12);  // in the fluid: interpolated
 }
 
 }  // namespace

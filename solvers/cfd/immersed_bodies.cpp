@@ -314,7 +314,7 @@ std::string outside_domain(const BodySpec& spec, const std::array<double, 3>& ex
 
 ImmersedBodies::ImmersedBodies(const std::vector<BodySpec>& specs, const mesh::Decomposition& decomp,
                                const std::array<double, 3>& spacing)
-    : dimensions_(decomp.dimensions()), comm_(decomp.comm()), cell_volume_(1),
+    : specs_(specs), dimensions_(decomp.dimensions()), comm_(decomp.comm()), cell_volume_(1),
       body_count_(static_cast<int>(specs.size())) {
   Grid g{dimensions_, {}, {}, spacing, {}, {}};
   for (int a = 0; a < 3; ++a) {
@@ -390,6 +390,22 @@ void ImmersedBodies::account_projection(const mesh::Field& velocity, double dt) 
     const long begin = group_begin_[group], end = group_begin_[group + 1];
     if (end > begin) local_forces_[group] += scale * projection_change(u, faces_, targets_, begin, end);
   }
+}
+
+std::optional<std::array<double, 3>> ImmersedBodies::surface_normal(const std::array<double, 3>& point,
+                                                                    double distance) const {
+  for (const auto& body : specs_) {
+    if (body.shape == BodyShape::naca) continue;
+    const int axes = body.shape == BodyShape::sphere ? dimensions_ : 2;
+    std::array<double, 3> offset{0, 0, 0};
+    double radius = 0;
+    for (int a = 0; a < axes; ++a) offset[a] = point[a] - body.centre[a], radius += offset[a] * offset[a];
+    radius = std::sqrt(radius);
+    if (radius == 0 || std::abs(radius - body.size / 2) > distance) continue;
+    for (double& component : offset) component /= radius;
+    return offset;
+  }
+  return std::nullopt;
 }
 
 std::vector<std::array<double, 3>> ImmersedBodies::forces() const {

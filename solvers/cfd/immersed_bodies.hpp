@@ -32,6 +32,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,11 @@ class ImmersedBodies {
   // components (z = 0 in 2-D). Equal across rank counts to round-off (the sums' order changes).
   std::vector<std::array<double, 3>> forces() const;
 
+  // The outward unit normal at the point of a circle's or sphere's surface nearest `point`, where `point` lies
+  // within `distance` of that surface (a circle's normal lies in x-y); none for a naca body or a point
+  // farther off. For reading a wall value by extrapolation along the normal.
+  std::optional<std::array<double, 3>> surface_normal(const std::array<double, 3>& point, double distance) const;
+
   // Owned cells in C order (z, y, x; x fastest): 1 where the cell centre is inside any body, else 0.
   const std::vector<double>& cell_mask() const { return cell_mask_; }
   // Owned cells in the same order: 1 where the bodies, not continuity, set the divergence: the cell's centre
@@ -110,6 +116,7 @@ class ImmersedBodies {
   using FaceIndices = Kokkos::View<long*>;  // flat indices into a contiguous velocity field
   using Values = Kokkos::View<double*>;
 
+  std::vector<BodySpec> specs_;
   int dimensions_;
   MPI_Comm comm_;
   std::array<long, 3> field_extents_;  // (z, y, x) extents with halos, as mesh::make_field

@@ -287,9 +287,19 @@ void MacProjection::step(double time, double dt) {
   first_step_ = false;
 }
 
+double MacProjection::pressure_at(const std::array<double, 3>& point) const {
+  const MacGrid& g = boundaries_.grid();
+  const double h = *std::max_element(g.h, g.h + g.dims);
+  const auto normal = bodies_ ? bodies_->surface_normal(point, 0.25 * h) : std::nullopt;
+  if (!normal) return interpolated_pressure(point);
+  std::array<double, 3> near = point, far = point;
+  for (int a = 0; a < 3; ++a) near[a] += 1.5 * h * (*normal)[a], far[a] += 3 * h * (*normal)[a];
+  return 2 * interpolated_pressure(near) - interpolated_pressure(far);
+}
+
 // The rank whose cells include the lower corner of the interpolation's cell of centres computes it (its
 // upper neighbours are in its halo); the others add zero.
-double MacProjection::pressure_at(const std::array<double, 3>& point) const {
+double MacProjection::interpolated_pressure(const std::array<double, 3>& point) const {
   const MacGrid g = boundaries_.grid();
   Kokkos::Array<int, 3> corner{0, 0, 0};  // captured by value into the kernel on every backend
   Kokkos::Array<double, 3> weight{0, 0, 0};
