@@ -42,3 +42,46 @@ def report_convergence(values, references, grid_label, refinement, decimals, ref
             extrapolated = f3 + (f3 - f2) / (ratios[0] ** order - 1)
             print(f"  {label} observed order {order:.2f}, Richardson extrapolation {extrapolated:.{decimals}f} "
                   f"(reference {reference:g})")
+
+
+def fit_power_law(spacings, values):
+    """Least squares f = f0 + C h^p over the grids: p by a scan of [0.25, 6] refined around its best value,
+    f0 and C linear for each p. Returns (f0, C, p) and their standard errors from the Jacobian at the
+    optimum (None with only three grids: the fit is then exact and says nothing of its uncertainty)."""
+    import numpy as np
+    h, f = np.asarray(spacings, float), np.asarray(values, float)
+
+    def linear(p):
+        a = np.column_stack([np.ones_like(h), h ** p])
+        coefficients, *_ = np.linalg.lstsq(a, f, rcond=None)
+        return coefficients, float(np.sum((a @ coefficients - f) ** 2))
+
+    orders = np.linspace(0.25, 6, 2301)
+    best = orders[int(np.argmin([linear(p)[1] for p in orders]))]
+    fine = np.linspace(max(best - 0.005, 0.25), best + 0.005, 201)
+    p = fine[int(np.argmin([linear(q)[1] for q in fine]))]
+    (f0, c), residual = linear(p)
+    if len(h) <= 3:
+        return (f0, c, p), None
+    jacobian = np.column_stack([np.ones_like(h), h ** p, c * h ** p * np.log(h)])
+    covariance = residual / (len(h) - 3) * np.linalg.pinv(jacobian.T @ jacobian)
+    return (f0, c, p), tuple(np.sqrt(np.diag(covariance)))
+
+
+def report_fit(values, spacing, intervals, decimals, reported_only=()):
+    """values: {grid: {quantity: value}}; spacing(grid): h; intervals: {quantity: (low, high)}. Prints per
+    quantity the fit f0 + C h^p (with 3 or more grids), f0 +- its standard error and whether that range
+    overlaps the interval; quantities in reported_only are printed without the overlap verdict."""
+    grids = list(values)
+    if len(grids) < 3:
+        return
+    print("\nleast-squares fit f = f0 + C h^p over " + ", ".join(str(grid) for grid in grids))
+    for name, (low, high) in intervals.items():
+        (f0, c, p), errors = fit_power_law([spacing(grid) for grid in grids], [values[grid][name] for grid in grids])
+        if errors is None:
+            print(f"  {name:<9} f0 {f0:.{decimals}f}, p {p:.2f} (three grids: exact, no uncertainty)")
+            continue
+        overlap = "" if name in reported_only else (
+            ", overlaps the interval" if f0 + errors[0] >= low and f0 - errors[0] <= high else ", misses the interval")
+        print(f"  {name:<9} f0 {f0:.{decimals}f} +- {errors[0]:.{decimals}f}, p {p:.2f} +- {errors[2]:.2f}, "
+              f"C {c:.4g}{overlap} [{low:g}, {high:g}]")

@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "post"))
 import force_coefficients  # noqa: E402  (found through the path above)
-from convergence import report_convergence  # noqa: E402  (beside this script)
+from convergence import report_convergence, report_fit  # noqa: E402  (beside this script)
 
 # The channel is 2.2 x 0.41 and the cylinder's diameter D = 0.1: D / h = N along x means 22 N cells
 # along x (h_x = D / N); 4 N along y keeps the deck's 352 x 64 at N = 16 (h_y = 0.41 / 4N = 1.025 h_x).
@@ -194,13 +194,17 @@ def report_steady(args, runs):
                        grid_label=lambda grid: f"D/h {grid}", refinement=lambda coarse, fine: fine / coarse,
                        decimals=5, reference_note=lambda name: f" (the interval's midpoint; half-width "
                        f"{0.5 * (args.case.intervals[name][1] - args.case.intervals[name][0]):g})")
+    report_fit(values, spacing=lambda grid: 1.0 / grid, intervals=args.case.intervals, decimals=5,
+               reported_only=("c_L",))
 
 
 def report_periodic(args, runs):
     """Per grid, the maxima and St against the intervals, and the largest c_L of each period after the
     transient (periodicity: they should agree)."""
+    fitted = {}
     for resolution, series in runs.items():
         values, result = periodic_values(series, args.transient, args.periods, args.case.mean_velocity)
+        fitted[resolution] = values
         print(run_summary(resolution, series))
         start, end = result["window"]
         print(f"  transient t < {args.transient:g} discarded; {result['crossings']} upward zero crossings of c_L; "
@@ -213,6 +217,8 @@ def report_periodic(args, runs):
               f"half the peak-to-peak {0.5 * (lift.max() - lift.min()):.5f} (a symmetric body sheds with mean ~0)")
         print("  largest c_L of each period after the transient: "
               + ", ".join(f"{peak:.4f}" for peak in period_maxima(series, args.transient)))
+    report_fit({grid: fitted[grid] for grid in sorted(fitted)}, spacing=lambda grid: 1.0 / grid,
+               intervals=args.case.intervals, decimals=5)
 
 
 def period_maxima(series, transient):
