@@ -92,7 +92,6 @@ class MacProjection {
 
  private:
   void force_explicit_prediction(double time, double dt);
-  double interpolated_pressure(const std::array<double, 3>& point) const;
 
   MacSettings settings_;
   mesh::Decomposition decomp_;
