@@ -67,7 +67,8 @@ void declare_projection_keys(io::Schema& schema) {
               {"multigrid", "jacobi"}});
   schema.add({s, "pressure_probes", KeyType::real_list, std::vector<double>{}, "length",
               "two points [x_a, y_a(, z_a), x_b, y_b(, z_b)] whose pressure difference p(a) - p(b) is a diagnostic "
-              "(Schaefer-Turek's dP: [0.15, 0.2, 0.25, 0.2]); empty: none",
+              "(Schaefer-Turek's dP: [0.15, 0.2, 0.25, 0.2]); a point on a circle's or sphere's surface reads the wall "
+              "value, extrapolated along the normal; empty: none",
               {}, 0, 1e12});
   schema.add({s, "on_unconverged", KeyType::string, std::string("stop"), "",
               "what a solve that misses its tolerance does: stop the run with a message, or warn and go on",
