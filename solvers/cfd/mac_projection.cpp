@@ -66,25 +66,26 @@ KOKKOS_INLINE_FUNCTION int row(const MacGrid& g, int k, int j, int i) {
   return ((k - g.lo[2]) * g.n[1] + (j - g.lo[1])) * g.n[0] + (i - g.lo[0]);
 }
 
-// rhs = -div(u*) / dt per fluid cell, 0 in a cell whose centre lies inside a body, in the Poisson operator's
-// row order; returns the sum over this rank's cells.
-double divergence_rhs(const mesh::Field& u, const mesh::Field& fluid, const sparse::Vector& rhs, const MacGrid g,
-                      double dt) {
-  double local = 0;
-  parallel::reduce(
-      "mac::divergence", owned(g),
-      KOKKOS_LAMBDA(const int k, const int j, const int i, double& sum) {
+// rhs = -div(u*) / dt per cell where continuity holds, 0 in the bodies' source cells, in the Poisson
+// operator's row order.
+void divergence_rhs(const mesh::Field& u, const mesh::Field& fluid, const sparse::Vector& rhs, const MacGrid g,
+                    double dt) {
+  parallel::for_each(
+      "mac::divergence", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         const int x[3] = {i, j, k};
-        const double value = -fluid(0, k, j, i) * divergence(u, x, g) / dt;
-        rhs(row(g, k, j, i)) = value;
-        sum += value;
-      },
-      local);
-  return local;
+        rhs(row(g, k, j, i)) = -fluid(0, k, j, i) * divergence(u, x, g) / dt;
+      });
 }
 
-// rhs += value in every cell inside a body.
-void add_inside_bodies(const sparse::Vector& rhs, const mesh::Field& fluid, const MacGrid g, double value) {
+// Shares the fluid's net source, minus, out over the bodies' `source_cells` (a count over all ranks), so that
+// rhs sums to zero: where no face holds p, the mean CG removes would otherwise land on every fluid cell.
+void balance_source_cells(const sparse::Vector& rhs, const mesh::Field& fluid, const MacGrid g, double source_cells,
+                          MPI_Comm comm) {
+  double local = 0;
+  Kokkos::parallel_reduce(
+      "mac::net_source", Kokkos::RangePolicy<>(0, static_cast<int>(rhs.extent(0))),
+      KOKKOS_LAMBDA(const int n, double& sum) { sum += rhs(n); }, local);
+  const double value = -mesh::global_sum(local, comm) / source_cells;
   parallel::for_each(
       "mac::balance_bodies", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         rhs(row(g, k, j, i)) += (1 - fluid(0, k, j, i)) * value;
@@ -121,7 +122,7 @@ double max_rate(const mesh::Field& u, const MacGrid g, MPI_Comm comm) {
   return mesh::global_max(local, comm);
 }
 
-// Over the fluid cells: those inside a body hold the mass source the forcing leaves there.
+// Over the cells where continuity holds: the bodies' source cells keep the mass source the forcing leaves.
 double max_abs_divergence(const mesh::Field& u, const mesh::Field& fluid, const MacGrid g, MPI_Comm comm) {
   double local = 0;
   parallel::reduce(
@@ -307,11 +308,8 @@ void MacProjection::step(double time, double dt) {
     bodies_->apply(velocity_, dt);
     boundaries_.fill(velocity_, Fill::predicted, time + dt);
   }
-  const double rhs_sum = divergence_rhs(velocity_, fluid_, rhs_, g, dt);
-  // Without a face that holds the pressure the fluid's net source must be zero, and the mean that CG
-  // removes would land on every fluid cell: the cells inside the bodies take it instead.
-  if (body_cells_ > 0 && poisson_->singular())
-    add_inside_bodies(rhs_, fluid_, g, -mesh::global_sum(rhs_sum, decomp_.comm()) / body_cells_);
+  divergence_rhs(velocity_, fluid_, rhs_, g, dt);
+  if (body_cells_ > 0 && poisson_->singular()) balance_source_cells(rhs_, fluid_, g, body_cells_, decomp_.comm());
   Kokkos::deep_copy(phi_, 0.0);
   last_solve_ = cg_->solve(rhs_, phi_, settings_.poisson);
   to_field(phi_, correction_, g);
