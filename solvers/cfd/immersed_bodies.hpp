@@ -1,20 +1,31 @@
 #pragma once
 // Stationary rigid bodies in the MAC grid by second-order direct forcing (Fadlun, Verzicco, Orlandi &
-// Mohd-Yusof 2000, J. Comput. Phys. 161): after the prediction step, every velocity face inside a body is set
-// to zero and every fluid face next to one is set to the linear interpolation between the surface (velocity
-// zero) and the next fluid face along one grid line, so the no-slip condition holds at the true surface to
-// second order rather than at the nearest face (first order, a staircase).
+// Mohd-Yusof 2000, J. Comput. Phys. 161), with the crossing of each grid line imposed on whichever of the two
+// faces around it lies nearer the surface: the fluid face, by interpolation, if it is within h / 2 of the
+// surface; else the solid face, as a ghost, by extrapolation (as ghost-cell methods, Tseng & Ferziger 2003,
+// J. Comput. Phys. 192). Either way the velocity along that line is linear and zero at the true surface, so
+// the no-slip condition holds to second order rather than at the nearest face (a staircase), and every
+// weight is at most 1 in size. Forcing every fluid face with a solid neighbour instead (Fadlun's choice)
+// switches a face from its momentum equation to an interpolation as soon as its neighbour, a whole spacing
+// away, crosses the surface. At D/h = 16 that made the Schaefer-Turek 2D-1 drag vary by 1.1% as the cylinder
+// moved by quarters of a cell, and with the cylinder 0.03 cells off the channel's centre line the pressure in
+// the cells beside it differed from their mirror images by up to 80% of the dynamic pressure (20 times what
+// the split leaves; scripts/validation/README.md).
 //
 // Face classes, found once on the host when the object is made (the bodies do not move):
-//   solid    the face lies inside a body (a point on the surface counts as inside);
-//   forcing  a fluid face f with a solid neighbour f + s e_a along some axis a (s = +-1);
+//   solid    the face lies inside a body (a point on the surface counts as inside); a ghost if along some
+//            axis its neighbour f + s e_a is a fluid face at least h_a / 2 from the surface;
+//   forcing  a fluid face f with a solid neighbour f + s e_a along some axis a (s = +-1) and the surface less
+//            than h_a / 2 away along that line;
 //   fluid    the rest, untouched.
 // For a forcing face, delta is the distance from f to the surface along the grid line towards f + s e_a
 // (bisection on the body's inside test, to about 1e-15 h_a), and the line with the smallest delta / h_a is
 // used (the first in the order x-, x+, y-, y+, z-, z+ on a tie). The target is u(f - s e_a) delta / (delta + h_a),
 // exact for a field linear along that line that vanishes on the surface; zero if f - s e_a is itself solid (a
-// body thinner than two faces there). A face belongs to the body that contains it (the first in the list if
-// bodies overlap), or for a forcing face to the body whose surface the chosen line crosses.
+// body thinner than two faces there). For a ghost, with g the distance from its fluid neighbour to the surface
+// (the line with the largest g / h_a), the target is -u(f + s e_a) (h_a - g) / g, exact for the same field;
+// other solid faces get zero. A face belongs to the body that contains it (the first in the list if bodies
+// overlap), or for a forcing face to the body whose surface the chosen line crosses.
 //
 // Shapes: circle (2-D: a disc in x-y; 3-D: a cylinder along z through the whole domain), sphere (3-D; in 2-D
 // its x-y cross-section, a disc), naca (a NACA 4-digit section in x-y, extruded along z in 3-D). The NACA
@@ -26,8 +37,8 @@
 // of the same index (c, k, j, i), a halo of H >= 1 cells on every axis of the grid's dimensions; face
 // (c; k, j, i) sits at x_a = (offset(a) + index_a - H + (a == c ? 0 : 0.5)) h_a, the domain starting at 0.
 //
-// Forcing faces read their neighbour f - s e_a, which may be a halo face: apply() needs the halos filled. Keep
-// bodies at least one cell from a wall (outside_domain checks only that they lie in the box).
+// Forcing faces and ghosts read a neighbour one face away, which may be a halo face: apply() needs the halos
+// filled. Keep bodies at least one cell from a wall (outside_domain checks only that they lie in the box).
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
 
