@@ -173,6 +173,27 @@ struct Grid {
 // fraction of a spacing of the surface, else on the solid face after it (a ghost).
 constexpr double nearest_forced = 0.5;
 
+// For a solid face of body `solid` at x: a ghost if the fluid face one spacing away along some axis lies at
+// least h / 2 from the surface, so that line's crossing is this face's to impose. The line with the fluid face
+// farthest from the surface (the ghost nearest it) wins: |weight| <= 1. Otherwise the target stays 0.
+void choose_ghost_line(const std::vector<Body>& bodies, int solid, const Grid& g, int c, const std::array<long, 3>& index,
+                       const Point& x, ForcedFace& forced) {
+  double farthest = -1;
+  for (int a = 0; a < g.dimensions; ++a)
+    for (const int step : {-1, 1}) {
+      Point across = x;
+      across[a] += step * g.spacing[a];
+      if (body_containing(bodies, across, g.dimensions) != no_body) continue;
+      const double fluid_side = distance_to_surface(bodies[solid], across, a, -step, g.spacing[a], g.dimensions);
+      if (fluid_side / g.spacing[a] < nearest_forced || fluid_side / g.spacing[a] <= farthest) continue;
+      farthest = fluid_side / g.spacing[a];
+      std::array<long, 3> neighbour = index;
+      neighbour[a] += step;
+      forced.neighbour = g.flat(c, neighbour);
+      forced.weight = -(g.spacing[a] - fluid_side) / fluid_side;
+    }
+}
+
 // Classifies one face; returns the body it is forced towards, or no_body for a fluid face.
 int classify(const std::vector<Body>& bodies, const Grid& g, int c, const std::array<long, 3>& index,
              ForcedFace& forced) {
@@ -181,23 +202,7 @@ int classify(const std::vector<Body>& bodies, const Grid& g, int c, const std::a
   forced.weight = 0;
   const int solid = body_containing(bodies, x, g.dimensions);
   if (solid != no_body) {
-    // A ghost face: the fluid face one spacing away along some axis lies at least h / 2 from the surface, so
-    // that line's crossing is this face's to impose. The line with the fluid face farthest from the surface
-    // (the ghost nearest it) wins: |weight| <= 1.
-    double farthest = -1;
-    for (int a = 0; a < g.dimensions; ++a)
-      for (const int step : {-1, 1}) {
-        Point across = x;
-        across[a] += step * g.spacing[a];
-        if (body_containing(bodies, across, g.dimensions) != no_body) continue;
-        const double fluid_side = distance_to_surface(bodies[solid], across, a, -step, g.spacing[a], g.dimensions);
-        if (fluid_side / g.spacing[a] < nearest_forced || fluid_side / g.spacing[a] <= farthest) continue;
-        farthest = fluid_side / g.spacing[a];
-        std::array<long, 3> neighbour = index;
-        neighbour[a] += step;
-        forced.neighbour = g.flat(c, neighbour);
-        forced.weight = -(g.spacing[a] - fluid_side) / fluid_side;
-      }
+    choose_ghost_line(bodies, solid, g, c, index, x, forced);
     return solid;
   }
   double best_ratio = nearest_forced;
