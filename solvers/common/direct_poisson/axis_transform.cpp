@@ -1,0 +1,150 @@
+#include "solvers/common/direct_poisson/axis_transform.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mesh/timers.hpp"
+#include "parallel/fence.hpp"
+#include "parallel/launch_policy.hpp"
+#include "solvers/common/kokkos_math.hpp"
+
+namespace meridian::direct_poisson {
+
+namespace {
+
+bool mixed(AxisKind kind) { return kind == AxisKind::neumann_dirichlet || kind == AxisKind::dirichlet_neumann; }
+// The kinds that transform (-1)^n x: a DST-II is the reversed DCT-II of that sequence.
+KOKKOS_INLINE_FUNCTION bool alternating(AxisKind kind) {
+  return kind == AxisKind::dirichlet_dirichlet || kind == AxisKind::dirichlet_neumann;
+}
+
+double theta(AxisKind kind, int n, int s) {
+  switch (kind) {
+    case AxisKind::periodic: return 2 * pi * ((s + 1) / 2) / n;
+    case AxisKind::neumann_neumann: return pi * s / n;
+    case AxisKind::dirichlet_dirichlet: return pi * (n - s) / n;
+    case AxisKind::neumann_dirichlet: return pi * (s + 0.5) / n;
+    case AxisKind::dirichlet_neumann: return pi * (n - s - 0.5) / n;
+  }
+  return 0;
+}
+
+// Element p (0 <= p < m) of the sequence whose DCT-II is taken: x, or its reflection to 2n, times (-1)^p for the
+// alternating kinds.
+KOKKOS_INLINE_FUNCTION double extended(AxisKind kind, const double* row, int n, int p) {
+  double value = p < n ? row[p] : row[2 * n - 1 - p];
+  if (p >= n && kind == AxisKind::neumann_dirichlet) value = -value;
+  return alternating(kind) && (p % 2) ? -value : value;
+}
+
+// Makhoul's permutation: v_q = e_{2q} for q < ceil(m/2), v_{m-1-q} = e_{2q+1}.
+KOKKOS_INLINE_FUNCTION int permuted(int m, int q) { return q < (m + 1) / 2 ? 2 * q : 2 * (m - 1 - q) + 1; }
+// The DCT-II index a slot holds: the slot itself, or the odd indices 2s + 1 for the mixed kinds.
+KOKKOS_INLINE_FUNCTION int dct_index(int n, int m, int s) { return m == n ? s : 2 * s + 1; }
+
+}  // namespace
+
+AxisKind axis_kind(bool periodic, sparse::FaceCondition lower, sparse::FaceCondition upper) {
+  using sparse::FaceCondition;
+  if (periodic) return AxisKind::periodic;
+  if (lower == FaceCondition::zero_gradient)
+    return upper == FaceCondition::zero_gradient ? AxisKind::neumann_neumann : AxisKind::neumann_dirichlet;
+  return upper == FaceCondition::zero_gradient ? AxisKind::dirichlet_neumann : AxisKind::dirichlet_dirichlet;
+}
+
+AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing)
+    : kind_(kind), n_(n), m_(mixed(kind) ? 2 * n : n), batch_(batch) {
+  if (n < 1 || batch < 1 || !(spacing > 0))
+    throw std::invalid_argument("AxisTransform: needs n >= 1, batch >= 1 and spacing > 0 (got " + std::to_string(n) +
+                                ", " + std::to_string(batch) + ", " + std::to_string(spacing) + ")");
+  r2c_ = fft::LocalFFT(fft::Transform::real_to_complex, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
+  c2r_ = fft::LocalFFT(fft::Transform::complex_to_real, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
+  real_ = Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m_));
+  spectrum_ = Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * (m_ / 2 + 1)));
+  std::vector<double> lambda(static_cast<std::size_t>(n));
+  for (int s = 0; s < n; ++s) lambda[s] = (2 - 2 * std::cos(theta(kind, n, s))) / (spacing * spacing);
+  eigenvalues_ = Kokkos::View<double*>("direct_poisson::eigenvalues", static_cast<std::size_t>(n));
+  Kokkos::deep_copy(eigenvalues_, Kokkos::View<const double*, Kokkos::HostSpace>(lambda.data(), lambda.size()));
+}
+
+void AxisTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
+  const AxisKind kind = kind_;
+  const int n = n_, m = m_, half = m_ / 2 + 1;
+  const auto real = real_, spectrum = spectrum_;
+  const parallel::Plane rows{{0, 0}, {batch_, m}};
+  parallel::for_each("direct_poisson::forward_permute", rows, KOKKOS_LAMBDA(const long b, const long q) {
+    const double* row = in.data() + b * n;
+    real(b * m + q) = kind == AxisKind::periodic ? row[q] : extended(kind, row, n, permuted(m, static_cast<int>(q)));
+  });
+  {
+    timing::ScopedTimer timer("direct poisson fft");
+    r2c_.execute(real.data(), spectrum.data());
+    parallel::fence();
+  }
+  parallel::for_each("direct_poisson::forward_twiddle", parallel::Plane{{0, 0}, {batch_, n}},
+                     KOKKOS_LAMBDA(const long b, const long s) {
+                       const double* v = spectrum.data() + 2 * b * half;
+                       double coefficient;
+                       if (kind == AxisKind::periodic) {
+                         const long k = (s + 1) / 2;
+                         coefficient = s == 0 ? v[0] : v[2 * k + (s % 2 ? 0 : 1)];
+                       } else {
+                         const int j = dct_index(n, m, static_cast<int>(s));
+                         const double phi = pi * j / (2.0 * m);
+                         // V_j for j > m/2 is conj(V_{m-j}) (a real sequence's spectrum).
+                         const double re = j < half ? v[2 * j] : v[2 * (m - j)];
+                         const double im = j < half ? v[2 * j + 1] : -v[2 * (m - j) + 1];
+                         coefficient = re * km::cos(phi) + im * km::sin(phi);
+                       }
+                       out(b * n + s) = coefficient;
+                     });
+}
+
+void AxisTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
+  const AxisKind kind = kind_;
+  const int n = n_, m = m_, half = m_ / 2 + 1;
+  const auto real = real_, spectrum = spectrum_;
+  parallel::for_each("direct_poisson::backward_twiddle", parallel::Plane{{0, 0}, {batch_, half}},
+                     KOKKOS_LAMBDA(const long b, const long k) {
+                       const double* c = in.data() + b * n;
+                       double* v = spectrum.data() + 2 * b * half;
+                       if (kind == AxisKind::periodic) {
+                         v[2 * k] = k == 0 ? c[0] : c[2 * k - 1];
+                         v[2 * k + 1] = k > 0 && 2 * k < n ? c[2 * k] : 0.0;
+                         return;
+                       }
+                       // X_j of the length-m DCT-II: the slot holding j, 0 for indices no slot holds (j = m,
+                       // and the even ones of the mixed kinds, which the reflection makes vanish).
+                       const auto dct = [&](long j) {
+                         if (j >= m) return 0.0;
+                         if (m == n) return c[j];
+                         return j % 2 ? c[(j - 1) / 2] : 0.0;
+                       };
+                       const double a = dct(k), bb = dct(m - k), phi = pi * k / (2.0 * m);
+                       const double cs = km::cos(phi), sn = km::sin(phi);
+                       v[2 * k] = a * cs + bb * sn;
+                       v[2 * k + 1] = a * sn - bb * cs;
+                     });
+  {
+    timing::ScopedTimer timer("direct poisson fft");
+    c2r_.execute(spectrum.data(), real.data());
+    parallel::fence();
+  }
+  const double scale = 1.0 / m;
+  parallel::for_each("direct_poisson::backward_permute", parallel::Plane{{0, 0}, {batch_, n}},
+                     KOKKOS_LAMBDA(const long b, const long p) {
+                       double value;
+                       if (kind == AxisKind::periodic) {
+                         value = real(b * m + p);
+                       } else {
+                         const long q = p % 2 == 0 ? p / 2 : m - 1 - (p - 1) / 2;
+                         value = real(b * m + q);
+                         if (alternating(kind) && (p % 2)) value = -value;
+                       }
+                       out(b * n + p) = scale * value;
+                     });
+}
+
+}  // namespace meridian::direct_poisson

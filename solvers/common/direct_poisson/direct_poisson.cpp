@@ -1,0 +1,233 @@
+#include "solvers/common/direct_poisson/direct_poisson.hpp"
+
+#include <mpi.h>
+
+#include <string>
+
+#include "mesh/timers.hpp"
+#include "parallel/fence.hpp"
+#include "parallel/launch_policy.hpp"
+
+namespace meridian::direct_poisson {
+
+using mesh::block_offset;
+using mesh::block_size;
+using sparse::FaceCondition;
+
+namespace {
+
+// Logical axes (z, y, x) = (0, 1, 2) against mesh/'s axes (x, y, z) = (0, 1, 2).
+int mesh_axis(int logical) { return 2 - logical; }
+
+struct ProcessGrid {
+  int p1 = 1, p2 = 1;
+};
+
+ProcessGrid process_grid(int ranks, int dimensions) {
+  if (dimensions == 2) return {1, ranks};
+  int dims[2] = {0, 0};
+  MPI_Dims_create(ranks, 2, dims);
+  return {dims[0], dims[1]};
+}
+
+// Rank r's block of a pencil whole along `whole`, its other two logical axes split over p1 (the slower) and p2.
+Box pencil_box(const std::array<long, 3>& cells, int whole, ProcessGrid grid, int r) {
+  Box box;
+  const int parts[2] = {grid.p1, grid.p2}, index[2] = {r / grid.p2, r % grid.p2};
+  int split = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (axis == whole) {
+      box.offset[axis] = 0, box.count[axis] = cells[axis];
+      continue;
+    }
+    box.offset[axis] = block_offset(cells[axis], parts[split], index[split]);
+    box.count[axis] = block_size(cells[axis], parts[split], index[split]);
+    ++split;
+  }
+  return box;
+}
+
+// Every rank's mesh block, in row order (z, y, x).
+std::vector<BlockLayout> mesh_blocks(const mesh::Decomposition& decomp) {
+  std::array<long, 6> mine{};
+  for (int axis = 0; axis < 3; ++axis)
+    mine[axis] = decomp.offset(mesh_axis(axis)), mine[3 + axis] = decomp.local_cells(mesh_axis(axis));
+  std::vector<long> all(6 * static_cast<std::size_t>(decomp.size()));
+  MPI_Allgather(mine.data(), 6, MPI_LONG, all.data(), 6, MPI_LONG, decomp.comm());
+  std::vector<BlockLayout> blocks(static_cast<std::size_t>(decomp.size()));
+  for (std::size_t r = 0; r < blocks.size(); ++r)
+    for (int axis = 0; axis < 3; ++axis)
+      blocks[r].box.offset[axis] = all[6 * r + axis], blocks[r].box.count[axis] = all[6 * r + 3 + axis];
+  return blocks;
+}
+
+// The order that makes `contiguous` the fastest axis, keeping the other two in (z, y, x) order.
+std::array<int, 3> order_ending_with(int contiguous) {
+  std::array<int, 3> order{};
+  int d = 0;
+  for (int axis = 0; axis < 3; ++axis)
+    if (axis != contiguous) order[d++] = axis;
+  order[2] = contiguous;
+  return order;
+}
+
+std::vector<double> host_copy(const Kokkos::View<double*>& v) {
+  std::vector<double> values(v.extent(0));
+  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(values.data(), values.size()), v);
+  return values;
+}
+
+Kokkos::View<double*> device_copy(const std::string& label, const std::vector<double>& values) {
+  Kokkos::View<double*> v(label, values.size());
+  Kokkos::deep_copy(v, Kokkos::View<const double*, Kokkos::HostSpace>(values.data(), values.size()));
+  return v;
+}
+
+// The Thomas algorithm along the slowest axis of `values` (n x modes, modes contiguous: each thread walks one
+// mode's system with unit-stride neighbours among threads), for the operator's rows along that axis:
+// -p_{k-1} / h^2 + (2 / h^2 + lambda) p_k - p_{k+1} / h^2, the first and last rows with the face terms of
+// their face conditions. A mode with lambda = 0 between two zero-gradient faces is singular: its last row
+// becomes p = 0 (the right-hand side's mean having been removed, the system is then consistent).
+void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& work,
+            const Kokkos::View<double*>& eigenvalues, long n, long modes, double h, FaceCondition lower,
+            FaceCondition upper) {
+  const double off = -1 / (h * h), centre = 2 / (h * h);
+  const double low_end = lower == FaceCondition::zero_value ? 3 / (h * h) : 1 / (h * h);
+  const double high_end = upper == FaceCondition::zero_value ? 3 / (h * h) : 1 / (h * h);
+  const bool may_be_singular = lower == FaceCondition::zero_gradient && upper == FaceCondition::zero_gradient;
+  double* d = values.data();
+  double* c = work.data();
+  Kokkos::parallel_for("direct_poisson::thomas", Kokkos::RangePolicy<>(0, modes), KOKKOS_LAMBDA(const long m) {
+    const double lambda = eigenvalues(m);
+    const bool pinned = may_be_singular && lambda == 0;
+    const auto diagonal = [&](long k) {
+      if (pinned && k == n - 1) return 1.0;
+      return lambda + (n == 1 ? low_end + high_end - centre : k == 0 ? low_end : k == n - 1 ? high_end : centre);
+    };
+    const auto below = [&](long k) { return pinned && k == n - 1 ? 0.0 : off; };
+    if (pinned) d[(n - 1) * modes + m] = 0;
+    double denominator = diagonal(0);
+    c[m] = off / denominator;
+    d[m] /= denominator;
+    for (long k = 1; k < n; ++k) {
+      const long at = k * modes + m;
+      denominator = diagonal(k) - below(k) * c[at - modes];
+      c[at] = off / denominator;
+      d[at] = (d[at] - below(k) * d[at - modes]) / denominator;
+    }
+    for (long k = n - 2; k >= 0; --k) d[k * modes + m] -= c[k * modes + m] * d[(k + 1) * modes + m];
+  });
+}
+
+}  // namespace
+
+DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
+                             mesh::MessagePath path)
+    : decomp_(decomp), problem_(problem), dimensions_(decomp.dimensions()) {
+  const std::array<long, 3> cells{decomp.global_cells(2), decomp.global_cells(1), decomp.global_cells(0)};
+  const auto kind_of = [&](int logical) {
+    const int a = mesh_axis(logical);
+    return axis_kind(decomp.periodic(a), problem.lower[a], problem.upper[a]);
+  };
+  singular_ = true;
+  for (int a = 0; a < dimensions_; ++a)
+    if (!decomp.periodic(a) && (problem.lower[a] == FaceCondition::zero_value || problem.upper[a] == FaceCondition::zero_value))
+      singular_ = false;
+  const int last = dimensions_ == 3 ? 0 : 1;  // the logical axis the modes are solved along
+  last_axis_transformed_ = decomp.periodic(mesh_axis(last));
+  const ProcessGrid grid = process_grid(decomp.size(), dimensions_);
+  // x, then y in 3-D, then the last axis: each stage whole along its axis.
+  std::vector<int> wholes{2};
+  if (dimensions_ == 3) wholes.push_back(1);
+  wholes.push_back(last);
+  std::vector<BlockLayout> before = mesh_blocks(decomp);
+  for (std::size_t s = 0; s < wholes.size(); ++s) {
+    const int whole = wholes[s];
+    const bool transformed = whole != last || last_axis_transformed_;
+    std::vector<BlockLayout> after(before.size());
+    for (int r = 0; r < decomp.size(); ++r) {
+      after[r].box = pencil_box(cells, whole, grid, r);
+      if (after[r].box.size() == 0)
+        throw mesh::DecompositionError("direct pressure solver: " + std::to_string(decomp.size()) +
+                                       " ranks leave a pencil without cells on this grid; use fewer ranks");
+      after[r].order = transformed ? order_ending_with(whole) : std::array<int, 3>{0, 1, 2};
+    }
+    Stage stage{after[decomp.rank()], Kokkos::View<double*>("direct_poisson::pencil", after[decomp.rank()].box.size()), {}};
+    const Box& box = stage.layout.box;
+    if (transformed)
+      stage.transform = AxisTransform(kind_of(whole), static_cast<int>(cells[whole]), box.size() / box.count[whole],
+                                      problem.spacing[mesh_axis(whole)]);
+    forward_.emplace_back(decomp.comm(), before, after, path);
+    backward_.emplace_back(decomp.comm(), after, before, path);
+    stages_.push_back(std::move(stage));
+    before = std::move(after);
+  }
+  // Per mode of the last stage (per value where the last axis is transformed too): the sum of the
+  // transformed axes' eigenvalues at its global indices.
+  const Stage& solved = stages_.back();
+  const Box& box = solved.layout.box;
+  const Kokkos::Array<long, 3> stride = logical_strides(solved.layout);
+  std::array<std::vector<double>, 3> lambda;
+  for (std::size_t s = 0; s < stages_.size(); ++s)
+    if (stages_[s].transform.length() > 0) lambda[wholes[s]] = host_copy(stages_[s].transform.eigenvalues());
+  const long values = last_axis_transformed_ ? box.size() : box.size() / box.count[last];
+  std::vector<double> eigenvalue(static_cast<std::size_t>(values), 0.0);
+  for (long k = 0; k < box.count[0]; ++k)
+    for (long j = 0; j < box.count[1]; ++j)
+      for (long i = 0; i < box.count[2]; ++i) {
+        const long index[3] = {k, j, i};
+        double sum = 0;
+        long at = 0;
+        for (int axis = 0; axis < 3; ++axis) {
+          if (!lambda[axis].empty()) sum += lambda[axis][box.offset[axis] + index[axis]];
+          if (last_axis_transformed_ || axis != last) at += index[axis] * stride[axis];
+        }
+        eigenvalue[at] = sum;
+      }
+  mode_eigenvalues_ = device_copy("direct_poisson::mode_eigenvalues", eigenvalue);
+  if (!last_axis_transformed_) thomas_work_ = Kokkos::View<double*>("direct_poisson::thomas", box.size());
+}
+
+void DirectPoisson::remove_mean(const Kokkos::View<double*>& v, long count) const {
+  double sum = 0;
+  Kokkos::parallel_reduce("direct_poisson::sum", Kokkos::RangePolicy<>(0, count),
+                          KOKKOS_LAMBDA(const long n, double& partial) { partial += v(n); }, sum);
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, decomp_.comm());
+  const double mean = sum / static_cast<double>(decomp_.global_cell_count());
+  Kokkos::parallel_for("direct_poisson::remove_mean", Kokkos::RangePolicy<>(0, count),
+                       KOKKOS_LAMBDA(const long n) { v(n) -= mean; });
+}
+
+void DirectPoisson::solve_last_axis() {
+  const Stage& solved = stages_.back();
+  const auto values = solved.values;
+  const auto eigenvalues = mode_eigenvalues_;
+  if (last_axis_transformed_) {
+    Kokkos::parallel_for("direct_poisson::divide", Kokkos::RangePolicy<>(0, static_cast<long>(values.extent(0))),
+                         KOKKOS_LAMBDA(const long n) { values(n) = eigenvalues(n) > 0 ? values(n) / eigenvalues(n) : 0.0; });
+    return;
+  }
+  const int last = dimensions_ == 3 ? 0 : 1, a = mesh_axis(last);
+  const long n = solved.layout.box.count[last];
+  thomas(values, thomas_work_, eigenvalues, n, solved.layout.box.size() / n, problem_.spacing[a], problem_.lower[a],
+         problem_.upper[a]);
+}
+
+void DirectPoisson::solve(const sparse::Vector& b, const sparse::Vector& x) {
+  timing::ScopedTimer timer("direct poisson");
+  forward_[0](b, stages_[0].values);
+  if (singular_) remove_mean(stages_[0].values, static_cast<long>(stages_[0].values.extent(0)));
+  for (std::size_t s = 0; s < stages_.size(); ++s) {
+    if (s > 0) forward_[s](stages_[s - 1].values, stages_[s].values);
+    if (stages_[s].transform.length() > 0) stages_[s].transform.forward(stages_[s].values, stages_[s].values);
+  }
+  solve_last_axis();
+  for (std::size_t s = stages_.size(); s-- > 0;) {
+    if (stages_[s].transform.length() > 0) stages_[s].transform.backward(stages_[s].values, stages_[s].values);
+    backward_[s](stages_[s].values, s > 0 ? stages_[s - 1].values : x);
+  }
+  if (singular_) remove_mean(x, decomp_.local_cell_count());
+  parallel::fence();
+}
+
+}  // namespace meridian::direct_poisson

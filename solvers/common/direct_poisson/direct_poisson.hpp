@@ -1,0 +1,54 @@
+#pragma once
+// A direct solver for sparse::PoissonOperator's operator (the negated cell-centred Laplacian with per-axis face
+// conditions on a uniform grid per axis), as CaNS solves it (Costa 2018, Comput. Math. Appl. 76): the operator
+// is diagonalised by a real transform along x and (in 3-D) y (axis_transform.hpp), which leaves one
+// tridiagonal system per mode along the last axis (z in 3-D, y in 2-D), solved by the Thomas algorithm, one
+// thread per mode. Where the last axis is periodic it is transformed too and the solve is a division.
+// O(N log N) and exact to round-off: no iterations, no tolerance.
+//
+// The right-hand side and the solution stay on mesh/'s blocks (row order, x fastest); the solver moves them to
+// x-pencils, y-pencils and last-axis pencils and back itself (pencil_reshape.hpp), on a process grid of its own
+// (p1 x p2 = the ranks; 2-D: 1 x ranks). With no face holding p = 0 the operator is singular (the constants):
+// the right-hand side's mean is removed first, the zero mode's tridiagonal system, which no pivot-free
+// elimination survives, takes p = 0 in its last cell instead of its last equation, and the solution's mean is
+// removed at the end, as sparse::ConjugateGradient returns it.
+#include <vector>
+
+#include "mesh/decomposition.hpp"
+#include "solvers/common/direct_poisson/axis_transform.hpp"
+#include "solvers/common/direct_poisson/pencil_reshape.hpp"
+#include "solvers/common/sparse/poisson_operator.hpp"
+
+namespace meridian::direct_poisson {
+
+class DirectPoisson {
+ public:
+  // `decomp` must outlive the solver. Throws mesh::DecompositionError where the ranks cannot form pencils of
+  // at least one cell a side on this grid.
+  DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
+                mesh::MessagePath path = mesh::default_message_path());
+  // x = A^-1 b over this rank's cells in row order; b is not changed. Collective. Allocates nothing.
+  void solve(const sparse::Vector& b, const sparse::Vector& x);
+  bool singular() const { return singular_; }
+
+ private:
+  struct Stage {
+    BlockLayout layout;
+    Kokkos::View<double*> values;
+    AxisTransform transform;  // along the stage's contiguous axis; none (length 0) for the solve stage
+  };
+  void remove_mean(const Kokkos::View<double*>& v, long count) const;
+  void solve_last_axis();
+
+  const mesh::Decomposition& decomp_;
+  sparse::PoissonProblem problem_;
+  int dimensions_;
+  bool singular_, last_axis_transformed_;
+  // Transform stages in order (x, then y in 3-D, then the last axis where it is periodic); the last stage
+  // holds the values the modes are solved on.
+  std::vector<Stage> stages_;
+  std::vector<PencilReshape> forward_, backward_;  // forward_[s]: into stage s; backward_[s]: out of it
+  Kokkos::View<double*> mode_eigenvalues_, thomas_work_;
+};
+
+}  // namespace meridian::direct_poisson

@@ -1,0 +1,115 @@
+#include "solvers/common/direct_poisson/pencil_reshape.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+
+#include "mesh/timers.hpp"
+#include "parallel/fence.hpp"
+#include "parallel/launch_policy.hpp"
+
+namespace meridian::direct_poisson {
+
+namespace {
+
+Box intersection(const Box& a, const Box& b) {
+  Box both;
+  for (int axis = 0; axis < 3; ++axis) {
+    both.offset[axis] = std::max(a.offset[axis], b.offset[axis]);
+    const long end = std::min(a.offset[axis] + a.count[axis], b.offset[axis] + b.count[axis]);
+    both.count[axis] = std::max(end - both.offset[axis], 0L);
+  }
+  return both;
+}
+
+// Where global index (z, y, x) of `box` lies in a block: sum over axes of (index - offset) * stride.
+struct Placement {
+  Kokkos::Array<long, 3> stride;
+  long first;  // the flat index of the box's first element
+  KOKKOS_INLINE_FUNCTION long at(long k, long j, long i) const {
+    return first + k * stride[0] + j * stride[1] + i * stride[2];
+  }
+};
+
+Placement placement(const BlockLayout& layout, const Box& box) {
+  const Kokkos::Array<long, 3> stride = logical_strides(layout);
+  long first = 0;
+  for (int axis = 0; axis < 3; ++axis) first += (box.offset[axis] - layout.box.offset[axis]) * stride[axis];
+  return {stride, first};
+}
+
+// A box's values in (z, y, x) order, x fastest: how they travel in a message.
+Placement packed(const Box& box, long at) { return {{box.count[1] * box.count[2], box.count[2], 1}, at}; }
+
+parallel::Cells cells_of(const Box& box) { return {{0, 0, 0}, {box.count[0], box.count[1], box.count[2]}}; }
+
+void copy_box(const char* label, const Box& box, const double* from, const Placement& read, double* to,
+              const Placement& written) {
+  parallel::for_each(label, cells_of(box), KOKKOS_LAMBDA(const long k, const long j, const long i) {
+    to[written.at(k, j, i)] = from[read.at(k, j, i)];
+  });
+}
+
+int as_count(long n) {
+  if (n > INT_MAX) throw std::runtime_error("pencil reshape: a message of " + std::to_string(n) + " values exceeds MPI's int count");
+  return static_cast<int>(n);
+}
+
+}  // namespace
+
+Kokkos::Array<long, 3> logical_strides(const BlockLayout& layout) {
+  Kokkos::Array<long, 3> stride{};
+  long s = 1;
+  for (int d = 2; d >= 0; --d) {
+    stride[layout.order[d]] = s;
+    s *= layout.box.count[layout.order[d]];
+  }
+  return stride;
+}
+
+PencilReshape::PencilReshape(MPI_Comm comm, const std::vector<BlockLayout>& from, const std::vector<BlockLayout>& to,
+                             mesh::MessagePath path)
+    : comm_(comm) {
+  int me = 0, ranks = 1;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &ranks);
+  if (static_cast<int>(from.size()) != ranks || static_cast<int>(to.size()) != ranks)
+    throw std::invalid_argument("pencil reshape: one block per rank is needed before and after");
+  single_rank_ = ranks == 1;
+  from_ = from[me], to_ = to[me];
+  own_ = intersection(from_.box, to_.box);
+  for (int r = 0; r < ranks; ++r) {
+    const Box out = r == me ? Box{} : intersection(from_.box, to[r].box);
+    const Box in = r == me ? Box{} : intersection(to_.box, from[r].box);
+    send_offsets_.push_back(as_count(sent_)), receive_offsets_.push_back(as_count(received_));
+    send_counts_.push_back(as_count(out.size())), receive_counts_.push_back(as_count(in.size()));
+    if (out.size() > 0) sends_.push_back({r, out, sent_});
+    if (in.size() > 0) receives_.push_back({r, in, received_});
+    sent_ += out.size(), received_ += in.size();
+  }
+  send_ = mesh::MessageBuffer("direct_poisson::send", static_cast<std::size_t>(std::max(sent_, 1L)), path);
+  receive_ = mesh::MessageBuffer("direct_poisson::receive", static_cast<std::size_t>(std::max(received_, 1L)), path);
+}
+
+void PencilReshape::operator()(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) {
+  timing::ScopedTimer timer("direct poisson reshape");
+  if (own_.size() > 0)
+    copy_box("direct_poisson::reshape_own", own_, in.data(), placement(from_, own_), out.data(), placement(to_, own_));
+  if (single_rank_) {  // MPI_Alltoallv is collective: every rank of a larger communicator takes part
+    parallel::fence();
+    return;
+  }
+  for (const Segment& s : sends_)
+    copy_box("direct_poisson::pack", s.box, in.data(), placement(from_, s.box), send_.values().data(), packed(s.box, s.at));
+  parallel::fence();
+  double* sending = send_.send_from(static_cast<std::size_t>(sent_));
+  MPI_Alltoallv(sending, send_counts_.data(), send_offsets_.data(), MPI_DOUBLE, receive_.receive_into(),
+                receive_counts_.data(), receive_offsets_.data(), MPI_DOUBLE, comm_);
+  receive_.received(static_cast<std::size_t>(received_));
+  for (const Segment& s : receives_)
+    copy_box("direct_poisson::unpack", s.box, receive_.values().data(), packed(s.box, s.at), out.data(),
+             placement(to_, s.box));
+  parallel::fence();
+}
+
+}  // namespace meridian::direct_poisson

@@ -1,0 +1,247 @@
+// The direct pressure solver (solvers/common/direct_poisson): for every pair of face conditions on every axis, in
+// 2-D and 3-D with unequal spacings and uneven blocks, its backward error is round-off against the operator
+// sparse::PoissonOperator assembles; it agrees with multigrid-preconditioned CG; it converges at second order
+// to continuous solutions; the singular (all zero-gradient) case returns a zero-mean solution; and any rank
+// count gives one rank's answer.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mesh/reductions.hpp"
+#include "solvers/common/direct_poisson/direct_poisson.hpp"
+#include "solvers/common/sparse/conjugate_gradient.hpp"
+
+using namespace meridian;
+using direct_poisson::AxisKind;
+using sparse::FaceCondition;
+
+namespace {
+
+constexpr double pi = 3.141592653589793;
+constexpr AxisKind kinds[] = {AxisKind::periodic, AxisKind::neumann_neumann, AxisKind::dirichlet_dirichlet,
+                              AxisKind::neumann_dirichlet, AxisKind::dirichlet_neumann};
+
+const char* name_of(AxisKind kind) {
+  switch (kind) {
+    case AxisKind::periodic: return "periodic";
+    case AxisKind::neumann_neumann: return "zero gradient, zero gradient";
+    case AxisKind::dirichlet_dirichlet: return "p = 0, p = 0";
+    case AxisKind::neumann_dirichlet: return "zero gradient, p = 0";
+    case AxisKind::dirichlet_neumann: return "p = 0, zero gradient";
+  }
+  return "";
+}
+
+// A grid of the given kinds per axis (x, y, z), cells and spacings, on `comm`.
+struct Grid {
+  mesh::GridSpec spec;
+  sparse::PoissonProblem problem;
+  Grid(int dimensions, const std::array<AxisKind, 3>& kind, const std::array<long, 3>& cells,
+       const std::array<double, 3>& spacing) {
+    spec.dimensions = dimensions;
+    spec.cells = {cells[0], cells[1], dimensions == 3 ? cells[2] : 1};
+    problem.spacing = spacing;
+    for (int a = 0; a < 3; ++a) {
+      spec.boundary[a] = kind[a] == AxisKind::periodic || a >= dimensions ? mesh::Boundary::periodic : mesh::Boundary::open;
+      const bool low_zero = kind[a] == AxisKind::dirichlet_dirichlet || kind[a] == AxisKind::dirichlet_neumann;
+      const bool high_zero = kind[a] == AxisKind::dirichlet_dirichlet || kind[a] == AxisKind::neumann_dirichlet;
+      problem.lower[a] = low_zero ? FaceCondition::zero_value : FaceCondition::zero_gradient;
+      problem.upper[a] = high_zero ? FaceCondition::zero_value : FaceCondition::zero_gradient;
+    }
+  }
+};
+
+std::vector<double> to_host(const sparse::Vector& v) {
+  std::vector<double> values(v.extent(0));
+  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(values.data(), values.size()), v);
+  return values;
+}
+
+sparse::Vector to_device(const std::vector<double>& values) {
+  sparse::Vector v("v", values.size());
+  Kokkos::deep_copy(v, Kokkos::View<const double*, Kokkos::HostSpace>(values.data(), values.size()));
+  return v;
+}
+
+// Global row indices (x fastest) of this rank's cells, and a function of the cell centre at each.
+struct Cells {
+  std::vector<long> global;
+  std::vector<std::array<double, 3>> centre;
+};
+Cells cells_of(const mesh::Decomposition& d, const sparse::PoissonProblem& p) {
+  Cells c;
+  for (long k = 0; k < d.local_cells(2); ++k)
+    for (long j = 0; j < d.local_cells(1); ++j)
+      for (long i = 0; i < d.local_cells(0); ++i) {
+        const long gi = d.offset(0) + i, gj = d.offset(1) + j, gk = d.offset(2) + k;
+        c.global.push_back((gk * d.global_cells(1) + gj) * d.global_cells(0) + gi);
+        c.centre.push_back({(gi + 0.5) * p.spacing[0], (gj + 0.5) * p.spacing[1], (gk + 0.5) * p.spacing[2]});
+      }
+  return c;
+}
+
+// A right-hand side the same on any rank count: a hash of the global cell index.
+std::vector<double> random_rhs(const Cells& c) {
+  std::vector<double> b;
+  for (const long g : c.global) {
+    std::mt19937_64 generator(static_cast<unsigned long>(g) * 2654435761UL + 17);
+    b.push_back(std::uniform_real_distribution<double>(-1, 1)(generator));
+  }
+  return b;
+}
+
+double global_max_abs(const std::vector<double>& v, MPI_Comm comm) {
+  double m = 0;
+  for (const double x : v) m = std::max(m, std::abs(x));
+  return mesh::global_max(m, comm);
+}
+
+double global_mean(const std::vector<double>& v, const mesh::Decomposition& d) {
+  double sum = 0;
+  for (const double x : v) sum += x;
+  return mesh::global_sum(sum, d.comm()) / static_cast<double>(d.global_cell_count());
+}
+
+// ||b - A p||_inf / (||A||_inf ||p||_inf + ||b||_inf), b with its mean removed where A is singular.
+double backward_error(const Grid& grid, MPI_Comm comm) {
+  const mesh::Decomposition d(comm, grid.spec);
+  sparse::PoissonOperator op(d, grid.problem);
+  direct_poisson::DirectPoisson solver(d, grid.problem);
+  const Cells cells = cells_of(d, grid.problem);
+  std::vector<double> b = random_rhs(cells);
+  const sparse::Vector rhs = to_device(b), p("p", b.size()), product("Ap", b.size());
+  solver.solve(rhs, p);
+  op.apply(p, product);
+  if (op.singular()) {
+    const double mean = global_mean(b, d);
+    for (double& x : b) x -= mean;
+  }
+  const std::vector<double> ap = to_host(product), solution = to_host(p);
+  std::vector<double> residual(b.size());
+  for (std::size_t n = 0; n < b.size(); ++n) residual[n] = b[n] - ap[n];
+  double norm_a = 0;  // an interior row: the diagonal 2 / h^2 per axis and as much again off it
+  for (int a = 0; a < grid.spec.dimensions; ++a) norm_a += 4 / (grid.problem.spacing[a] * grid.problem.spacing[a]);
+  return global_max_abs(residual, comm) / (norm_a * global_max_abs(solution, comm) + global_max_abs(b, comm));
+}
+
+TEST(DirectPoisson, BackwardErrorIsRoundOffForEveryFacePairIn2d) {
+  for (const AxisKind x : kinds)
+    for (const AxisKind y : kinds) {
+      const Grid grid(2, {x, y, AxisKind::periodic}, {13, 10, 1}, {0.1, 0.1025, 1});
+      EXPECT_LE(backward_error(grid, MPI_COMM_WORLD), 1e-14) << "x: " << name_of(x) << "; y: " << name_of(y);
+    }
+}
+
+TEST(DirectPoisson, BackwardErrorIsRoundOffForEveryFacePairIn3d) {
+  // Each kind on each axis, beside two others.
+  for (int s = 0; s < 5; ++s)
+    for (int t = 1; t < 5; t += 2) {
+      const AxisKind x = kinds[s], y = kinds[(s + t) % 5], z = kinds[(s + 2 * t) % 5];
+      const Grid grid(3, {x, y, z}, {9, 7, 6}, {0.1, 0.13, 0.07});
+      EXPECT_LE(backward_error(grid, MPI_COMM_WORLD), 1e-14)
+          << "x: " << name_of(x) << "; y: " << name_of(y) << "; z: " << name_of(z);
+    }
+}
+
+std::vector<double> direct_solution(const Grid& grid, MPI_Comm comm, const std::vector<double>& b) {
+  const mesh::Decomposition d(comm, grid.spec);
+  direct_poisson::DirectPoisson solver(d, grid.problem);
+  const sparse::Vector p("p", b.size());
+  solver.solve(to_device(b), p);
+  return to_host(p);
+}
+
+TEST(DirectPoisson, AgreesWithMultigridConjugateGradients) {
+  for (const auto& kind : {std::array<AxisKind, 3>{AxisKind::neumann_dirichlet, AxisKind::neumann_neumann, AxisKind::periodic},
+                           std::array<AxisKind, 3>{AxisKind::neumann_neumann, AxisKind::neumann_neumann, AxisKind::periodic}}) {
+    const Grid grid(2, kind, {64, 32, 1}, {1.0 / 64, 1.025 / 64, 1});
+    const mesh::Decomposition d(MPI_COMM_WORLD, grid.spec);
+    sparse::PoissonOperator op(d, grid.problem);
+    sparse::ConjugateGradient cg(op, d, grid.problem, sparse::Preconditioner::multigrid);
+    const std::vector<double> b = random_rhs(cells_of(d, grid.problem));
+    const sparse::Vector krylov("krylov", b.size());
+    const sparse::SolveResult solved = cg.solve(to_device(b), krylov, {1e-13, 2000});
+    ASSERT_TRUE(solved.converged) << solved.residual;
+    const std::vector<double> direct = direct_solution(grid, MPI_COMM_WORLD, b), iterated = to_host(krylov);
+    std::vector<double> difference(b.size());
+    for (std::size_t n = 0; n < b.size(); ++n) difference[n] = direct[n] - iterated[n];
+    EXPECT_LE(global_max_abs(difference, MPI_COMM_WORLD), 1e-9 * global_max_abs(direct, MPI_COMM_WORLD))
+        << name_of(kind[0]) << " x, " << name_of(kind[1]) << " y";
+  }
+}
+
+// Per kind on the unit interval: a function meeting its face conditions, and k with -f'' = k^2 f.
+double profile(AxisKind kind, double x) {
+  switch (kind) {
+    case AxisKind::periodic: return std::cos(2 * pi * x) + std::sin(2 * pi * x);
+    case AxisKind::neumann_neumann: return std::cos(pi * x);
+    case AxisKind::dirichlet_dirichlet: return std::sin(pi * x);
+    case AxisKind::neumann_dirichlet: return std::cos(pi * x / 2);
+    case AxisKind::dirichlet_neumann: return std::sin(pi * x / 2);
+  }
+  return 0;
+}
+double wavenumber(AxisKind kind) {
+  return kind == AxisKind::periodic ? 2 * pi : kind == AxisKind::neumann_dirichlet || kind == AxisKind::dirichlet_neumann ? pi / 2 : pi;
+}
+
+// Max error against the product of the axes' profiles on n cells a side of the unit square or cube.
+double continuous_error(int dimensions, const std::array<AxisKind, 3>& kind, long n) {
+  const double h = 1.0 / static_cast<double>(n);
+  const Grid grid(dimensions, kind, {n, n, n}, {h, h, h});
+  const mesh::Decomposition d(MPI_COMM_WORLD, grid.spec);
+  const Cells cells = cells_of(d, grid.problem);
+  double k2 = 0;
+  for (int a = 0; a < dimensions; ++a) k2 += wavenumber(kind[a]) * wavenumber(kind[a]);
+  std::vector<double> exact, b;
+  for (const auto& x : cells.centre) {
+    double f = 1;
+    for (int a = 0; a < dimensions; ++a) f *= profile(kind[a], x[a]);
+    exact.push_back(f), b.push_back(k2 * f);
+  }
+  const std::vector<double> p = direct_solution(grid, MPI_COMM_WORLD, b);
+  for (std::size_t c = 0; c < p.size(); ++c) exact[c] -= p[c];
+  return global_max_abs(exact, MPI_COMM_WORLD);
+}
+
+TEST(DirectPoisson, ConvergesAtSecondOrder) {
+  for (int dimensions : {2, 3})
+    for (int s = 0; s < 5; ++s) {
+      const std::array<AxisKind, 3> kind{kinds[s], kinds[(s + 1) % 5], kinds[(s + 2) % 5]};
+      const long n = dimensions == 3 ? 12 : 16;
+      const double coarse = continuous_error(dimensions, kind, n), fine = continuous_error(dimensions, kind, 2 * n);
+      EXPECT_GT(std::log2(coarse / fine), 1.9) << dimensions << "-D, x: " << name_of(kind[0]) << ", errors "
+                                               << coarse << " -> " << fine;
+    }
+}
+
+TEST(DirectPoisson, SingularCavityGivesAFiniteZeroMeanSolution) {
+  const Grid grid(3, {AxisKind::neumann_neumann, AxisKind::neumann_neumann, AxisKind::neumann_neumann}, {12, 10, 8},
+                  {0.1, 0.1, 0.1});
+  const mesh::Decomposition d(MPI_COMM_WORLD, grid.spec);
+  const std::vector<double> p = direct_solution(grid, MPI_COMM_WORLD, random_rhs(cells_of(d, grid.problem)));
+  const double largest = global_max_abs(p, MPI_COMM_WORLD);
+  EXPECT_TRUE(std::isfinite(largest));
+  EXPECT_GT(largest, 0);
+  EXPECT_LT(std::abs(global_mean(p, d)), 1e-14 * largest);
+}
+
+TEST(DirectPoisson, AnyRankCountGivesTheOneRankAnswer) {
+  for (int dimensions : {2, 3}) {
+    const Grid grid(dimensions, {AxisKind::neumann_dirichlet, AxisKind::periodic, AxisKind::dirichlet_dirichlet},
+                    {14, 11, 9}, {0.1, 0.1025, 0.09});
+    const mesh::Decomposition all(MPI_COMM_WORLD, grid.spec), one(MPI_COMM_SELF, grid.spec);
+    const Cells cells = cells_of(all, grid.problem), single = cells_of(one, grid.problem);
+    const std::vector<double> p = direct_solution(grid, MPI_COMM_WORLD, random_rhs(cells)),
+                              q = direct_solution(grid, MPI_COMM_SELF, random_rhs(single));
+    std::vector<double> difference(p.size());
+    for (std::size_t c = 0; c < p.size(); ++c) difference[c] = p[c] - q[cells.global[c]];
+    EXPECT_LE(global_max_abs(difference, MPI_COMM_WORLD), 1e-12 * global_max_abs(p, MPI_COMM_WORLD)) << dimensions << "-D";
+  }
+}
+
+}  // namespace
