@@ -38,7 +38,8 @@ class Solver {
   // The same columns for a record between output times, where a solver may put NaN in place of what
   // is costly to compute (advection's error norms evaluate the exact solution at 9 points a cell).
   virtual std::vector<Scalar> diagnostics_between_outputs(double time) { return diagnostics(time); }
-  // A few numbers for the progress line, e.g. the Courant number of the last step.
+  // A few numbers for the progress line, e.g. the Courant number of the last step. The driver asks rank 0
+  // alone: nothing here may communicate.
   virtual std::vector<Scalar> progress(double dt) const = 0;
   // The solver's own end condition (e.g. a target standard error); the driver also stops at end_time.
   virtual bool finished() const { return false; }

@@ -24,11 +24,15 @@
 #include "solvers/cfd/crank_nicolson.hpp"
 #include "solvers/cfd/immersed_bodies.hpp"
 #include "solvers/cfd/mac_boundaries.hpp"
+#include "solvers/common/direct_poisson/direct_poisson.hpp"
 #include "solvers/common/sparse/conjugate_gradient.hpp"
 
 namespace meridian::cfd {
 
 enum class ViscousScheme { explicit_ab2, crank_nicolson };
+// How the pressure Poisson equation is solved: automatic takes the direct solver wherever its pencils fit the
+// ranks (every grid is uniform per axis with per-axis face conditions, so its operator is separable), else CG.
+enum class PressureSolver { automatic, direct, krylov };
 
 struct MacSettings {
   std::array<double, 3> length{1, 1, 1};  // of the domain along each axis
@@ -36,7 +40,8 @@ struct MacSettings {
   BoundarySettings boundaries;             // on the open axes of the grid
   std::array<double, 3> body_force{0, 0, 0};  // per unit mass
   sparse::SolverSettings poisson{1e-10, 10000};  // also the Crank-Nicolson solve's
-  sparse::Preconditioner preconditioner = sparse::Preconditioner::multigrid;
+  sparse::Preconditioner preconditioner = sparse::Preconditioner::multigrid;  // of the Krylov pressure solve
+  PressureSolver pressure_solver = PressureSolver::automatic;
   ViscousScheme viscous = ViscousScheme::explicit_ab2;
   AdvectionScheme advection = AdvectionScheme::central;
   std::vector<BodySpec> bodies;  // immersed, stationary
@@ -60,6 +65,10 @@ class MacProjection {
   // cells' divergence after it is -dt r.
   double max_poisson_residual() const;
   const sparse::SolveResult& last_solve() const { return last_solve_; }
+  // For the direct pressure solve, which has no residual of its own: measures the last solve's relative residual
+  // |b - A phi| / |b| (one product with the operator; collective) into last_solve(). Nothing for CG's.
+  void measure_poisson_residual();
+  bool direct_pressure_solve() const { return direct_ != nullptr; }
   const sparse::SolveResult& last_viscous_solve() const { return last_viscous_solve_; }
 
   // Velocity components (c: on the lower c-faces) and pressure, with halos; index (c, z, y, x).
@@ -105,7 +114,8 @@ class MacProjection {
   double body_cells_ = 0;  // how many source cells, over all ranks
   sparse::PoissonProblem problem_;
   std::unique_ptr<sparse::PoissonOperator> poisson_;
-  std::unique_ptr<sparse::ConjugateGradient> cg_;
+  std::unique_ptr<sparse::ConjugateGradient> cg_;                 // the Krylov pressure solve, or
+  std::unique_ptr<direct_poisson::DirectPoisson> direct_;  // the direct one
   sparse::Vector rhs_, phi_;
   sparse::SolveResult last_solve_, last_viscous_solve_;
   bool first_step_ = true;

@@ -61,9 +61,15 @@ void declare_projection_keys(io::Schema& schema) {
               {}, 0, 1e-2, true});
   schema.add({s, "poisson_max_iterations", KeyType::integer, 1000L, "iterations", "CG iterations allowed per solve", {},
               1, 1e7});
+  schema.add({s, "pressure_solver", KeyType::string, std::string("auto"), "",
+              "direct: real transforms along x (and y in 3-D) and a tridiagonal solve per mode along the last axis, "
+              "exact to round-off (each axis must have at least as many cells as the ranks its pencils split it over); "
+              "krylov: conjugate gradients to projection.poisson_tolerance; auto: direct where its pencils fit the "
+              "ranks, else krylov",
+              {"auto", "direct", "krylov"}});
   schema.add({s, "preconditioner", KeyType::string, std::string("multigrid"), "",
-              "multigrid: a geometric V-cycle (each rank's cells must halve down to at most 4096 in all); jacobi: "
-              "the diagonal",
+              "of the Krylov pressure solve. multigrid: a geometric V-cycle (each rank's cells must halve down to at "
+              "most 4096 in all); jacobi: the diagonal",
               {"multigrid", "jacobi"}});
   schema.add({s, "pressure_probes", KeyType::real_list, std::vector<double>{}, "length",
               "two points [x_a, y_a(, z_a), x_b, y_b(, z_b)] whose pressure difference p(a) - p(b) is a diagnostic "
@@ -199,6 +205,10 @@ ProjectionSettings settings_of(const io::Deck& deck) {
   s.mac.poisson = {deck.real("projection", "poisson_tolerance"), static_cast<int>(deck.integer("projection", "poisson_max_iterations"))};
   s.mac.preconditioner = deck.string("projection", "preconditioner") == "jacobi" ? sparse::Preconditioner::jacobi
                                                                                   : sparse::Preconditioner::multigrid;
+  const std::string pressure_solver = deck.string("projection", "pressure_solver");
+  s.mac.pressure_solver = pressure_solver == "direct"   ? PressureSolver::direct
+                          : pressure_solver == "krylov" ? PressureSolver::krylov
+                                                        : PressureSolver::automatic;
   s.courant = deck.real("projection", "courant");
   s.fixed_dt = deck.real("projection", "dt");
   s.stop_unconverged = deck.string("projection", "on_unconverged") == "stop";
@@ -212,7 +222,22 @@ void validate_projection(const io::Deck& deck, MPI_Comm comm) {
   const ProjectionSettings s = settings_of(deck);
   try {
     const mesh::Decomposition d(comm, s.grid);
-    if (s.mac.preconditioner == sparse::Preconditioner::multigrid) sparse::Multigrid::check(d);
+    if (s.mac.pressure_solver == PressureSolver::direct) {
+      try {
+        direct_poisson::DirectPoisson::check_layout(d);
+      } catch (const mesh::DecompositionError& e) {
+        deck.fail("projection", "pressure_solver", e.what());
+      }
+    } else if (s.mac.preconditioner == sparse::Preconditioner::multigrid) {
+      // auto falls back to CG where the pencils do not fit, so its multigrid must then work.
+      bool direct_fits = s.mac.pressure_solver == PressureSolver::automatic;
+      try {
+        if (direct_fits) direct_poisson::DirectPoisson::check_layout(d);
+      } catch (const mesh::DecompositionError&) {
+        direct_fits = false;
+      }
+      if (!direct_fits) sparse::Multigrid::check(d);
+    }
   } catch (const mesh::DecompositionError& e) {
     deck.fail("mesh", e.key(), e.what());
   }
@@ -324,6 +349,7 @@ void ProjectionSolver::check(const sparse::SolveResult& r, const char* which) {
 
 // divergence_residual is max |div u| after the projection: zero but for the Poisson solve's residual.
 std::vector<solvers::Scalar> ProjectionSolver::diagnostics(double) {
+  mac_.measure_poisson_residual();
   std::vector<solvers::Scalar> d = {{"kinetic_energy", mac_.kinetic_energy(), true, mac_.grid().dims == 2 ? "length^4/time^2" : "length^5/time^2"},
                                     {"divergence_residual", mac_.max_divergence(), true, "1/time"}};
   for (const auto& p : progress(0)) d.push_back(p);
@@ -365,8 +391,10 @@ std::string ProjectionSolver::layout() const {
   out << ", " << d.global_cells(0) << " x " << d.global_cells(1);
   if (d.dimensions() == 3) out << " x " << d.global_cells(2);
   out << " cells, MAC grid, " << (s_.mac.viscous == ViscousScheme::crank_nicolson ? "Crank-Nicolson" : "explicit")
-      << " viscosity, " << (s_.mac.preconditioner == sparse::Preconditioner::multigrid ? "multigrid" : "Jacobi")
-      << "-preconditioned CG";
+      << " viscosity, pressure by "
+      << (mac_.direct_pressure_solve() ? std::string("the direct solver")
+                                        : std::string(s_.mac.preconditioner == sparse::Preconditioner::multigrid ? "multigrid" : "Jacobi") +
+                                              "-preconditioned CG");
   return out.str();
 }
 

@@ -124,6 +124,7 @@ void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& wo
 DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
                              mesh::MessagePath path)
     : decomp_(decomp), problem_(problem), dimensions_(decomp.dimensions()) {
+  check_layout(decomp);
   const std::array<long, 3> cells{decomp.global_cells(2), decomp.global_cells(1), decomp.global_cells(0)};
   const auto kind_of = [&](int logical) {
     const int a = mesh_axis(logical);
@@ -147,9 +148,6 @@ DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::Po
     std::vector<BlockLayout> after(before.size());
     for (int r = 0; r < decomp.size(); ++r) {
       after[r].box = pencil_box(cells, whole, grid, r);
-      if (after[r].box.size() == 0)
-        throw mesh::DecompositionError("direct pressure solver: " + std::to_string(decomp.size()) +
-                                       " ranks leave a pencil without cells on this grid; use fewer ranks");
       after[r].order = transformed ? order_ending_with(whole) : std::array<int, 3>{0, 1, 2};
     }
     Stage stage{after[decomp.rank()], Kokkos::View<double*>("direct_poisson::pencil", after[decomp.rank()].box.size()), {}};
@@ -186,6 +184,25 @@ DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::Po
       }
   mode_eigenvalues_ = device_copy("direct_poisson::mode_eigenvalues", eigenvalue);
   if (!last_axis_transformed_) thomas_work_ = Kokkos::View<double*>("direct_poisson::thomas", box.size());
+}
+
+void DirectPoisson::check_layout(const mesh::Decomposition& decomp) {
+  const ProcessGrid grid = process_grid(decomp.size(), decomp.dimensions());
+  const char* names[3] = {"nz", "ny", "nx"};
+  const std::array<long, 3> cells{decomp.global_cells(2), decomp.global_cells(1), decomp.global_cells(0)};
+  // Each pencil splits its two other axes, the slower over p1 and the faster over p2.
+  for (int whole = 0; whole < 3; ++whole) {
+    int split = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+      if (axis == whole) continue;
+      const int parts = split++ == 0 ? grid.p1 : grid.p2;
+      if (cells[axis] < parts)
+        throw mesh::DecompositionError("the direct pressure solver splits " + std::string(names[axis]) + " = " +
+                                           std::to_string(cells[axis]) + " over " + std::to_string(parts) +
+                                           " ranks of its pencils; use fewer ranks or projection.pressure_solver = \"krylov\"",
+                                       names[axis]);
+    }
+  }
 }
 
 void DirectPoisson::remove_mean(const Kokkos::View<double*>& v, long count) const {

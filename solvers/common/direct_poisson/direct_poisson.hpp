@@ -27,6 +27,9 @@ class DirectPoisson {
   // at least one cell a side on this grid.
   DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
                 mesh::MessagePath path = mesh::default_message_path());
+  // The constructor's check that every pencil of this grid has a cell on each of decomp's ranks (throws
+  // mesh::DecompositionError, saying which axis is too short), without planning.
+  static void check_layout(const mesh::Decomposition& decomp);
   // x = A^-1 b over this rank's cells in row order; b is not changed. Collective. Allocates nothing.
   void solve(const sparse::Vector& b, const sparse::Vector& x);
   bool singular() const { return singular_; }
