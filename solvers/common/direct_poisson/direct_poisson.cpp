@@ -119,6 +119,24 @@ void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& wo
   });
 }
 
+// Removes the mean over all ranks' `global_count` values of v's first `count` (this rank's).
+void remove_mean(const Kokkos::View<double*>& v, long count, long global_count, MPI_Comm comm) {
+  double sum = 0;
+  Kokkos::parallel_reduce("direct_poisson::sum", Kokkos::RangePolicy<>(0, count),
+                          KOKKOS_LAMBDA(const long n, double& partial) { partial += v(n); }, sum);
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+  const double mean = sum / static_cast<double>(global_count);
+  Kokkos::parallel_for("direct_poisson::remove_mean", Kokkos::RangePolicy<>(0, count),
+                       KOKKOS_LAMBDA(const long n) { v(n) -= mean; });
+}
+
+// Every value transformed along all three axes: divided by its eigenvalue; the zero mode (the mean, removed
+// already) stays 0.
+void divide(const Kokkos::View<double*>& values, const Kokkos::View<double*>& eigenvalues) {
+  Kokkos::parallel_for("direct_poisson::divide", Kokkos::RangePolicy<>(0, static_cast<long>(values.extent(0))),
+                       KOKKOS_LAMBDA(const long n) { values(n) = eigenvalues(n) > 0 ? values(n) / eigenvalues(n) : 0.0; });
+}
+
 }  // namespace
 
 DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
@@ -205,35 +223,23 @@ void DirectPoisson::check_layout(const mesh::Decomposition& decomp) {
   }
 }
 
-void DirectPoisson::remove_mean(const Kokkos::View<double*>& v, long count) const {
-  double sum = 0;
-  Kokkos::parallel_reduce("direct_poisson::sum", Kokkos::RangePolicy<>(0, count),
-                          KOKKOS_LAMBDA(const long n, double& partial) { partial += v(n); }, sum);
-  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, decomp_.comm());
-  const double mean = sum / static_cast<double>(decomp_.global_cell_count());
-  Kokkos::parallel_for("direct_poisson::remove_mean", Kokkos::RangePolicy<>(0, count),
-                       KOKKOS_LAMBDA(const long n) { v(n) -= mean; });
-}
-
 void DirectPoisson::solve_last_axis() {
   const Stage& solved = stages_.back();
-  const auto values = solved.values;
-  const auto eigenvalues = mode_eigenvalues_;
   if (last_axis_transformed_) {
-    Kokkos::parallel_for("direct_poisson::divide", Kokkos::RangePolicy<>(0, static_cast<long>(values.extent(0))),
-                         KOKKOS_LAMBDA(const long n) { values(n) = eigenvalues(n) > 0 ? values(n) / eigenvalues(n) : 0.0; });
+    divide(solved.values, mode_eigenvalues_);
     return;
   }
   const int last = dimensions_ == 3 ? 0 : 1, a = mesh_axis(last);
   const long n = solved.layout.box.count[last];
-  thomas(values, thomas_work_, eigenvalues, n, solved.layout.box.size() / n, problem_.spacing[a], problem_.lower[a],
-         problem_.upper[a]);
+  thomas(solved.values, thomas_work_, mode_eigenvalues_, n, solved.layout.box.size() / n, problem_.spacing[a],
+         problem_.lower[a], problem_.upper[a]);
 }
 
 void DirectPoisson::solve(const sparse::Vector& b, const sparse::Vector& x) {
   timing::ScopedTimer timer("direct poisson");
   forward_[0](b, stages_[0].values);
-  if (singular_) remove_mean(stages_[0].values, static_cast<long>(stages_[0].values.extent(0)));
+  const long all = decomp_.global_cell_count();
+  if (singular_) remove_mean(stages_[0].values, static_cast<long>(stages_[0].values.extent(0)), all, decomp_.comm());
   for (std::size_t s = 0; s < stages_.size(); ++s) {
     if (s > 0) forward_[s](stages_[s - 1].values, stages_[s].values);
     if (stages_[s].transform.length() > 0) stages_[s].transform.forward(stages_[s].values, stages_[s].values);
@@ -243,7 +249,7 @@ void DirectPoisson::solve(const sparse::Vector& b, const sparse::Vector& x) {
     if (stages_[s].transform.length() > 0) stages_[s].transform.backward(stages_[s].values, stages_[s].values);
     backward_[s](stages_[s].values, s > 0 ? stages_[s - 1].values : x);
   }
-  if (singular_) remove_mean(x, decomp_.local_cell_count());
+  if (singular_) remove_mean(x, decomp_.local_cell_count(), all, decomp_.comm());
   parallel::fence();
 }
 

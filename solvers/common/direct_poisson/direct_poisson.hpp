@@ -40,7 +40,6 @@ class DirectPoisson {
     Kokkos::View<double*> values;
     AxisTransform transform;  // along the stage's contiguous axis; none (length 0) for the solve stage
   };
-  void remove_mean(const Kokkos::View<double*>& v, long count) const;
   void solve_last_axis();
 
   const mesh::Decomposition& decomp_;
