@@ -1,16 +1,22 @@
-// Time per pressure Poisson solve against grid size, for CG with the Jacobi and with the multigrid
-// preconditioner (solvers/common/sparse), the figures bench/poisson_benchmark.sh tabulates and fits.
-// The problem is the projection solver's: the cell-centred Laplacian on the unit square with walls all
-// round (singular, the null space removed), right-hand side 2 pi^2 cos(pi x) cos(pi y), solved from zero to
-// a relative residual of 1e-10. Runs on any number of MPI ranks (mpirun); rank 0 prints.
+// Time per pressure Poisson solve against grid size: the direct solver (solvers/common/direct_poisson) and CG
+// with the Jacobi and with the multigrid preconditioner (solvers/common/sparse), the figures
+// bench/poisson_benchmark.sh tabulates and fits, beside Meridian's own distributed FFT forward + backward pair
+// on the same grid (fft::DistributedFFT, the cost the direct solve is held to). The problem is the projection
+// solver's: the cell-centred Laplacian on the unit square (cube) with walls all round (singular, the null space
+// removed), right-hand side d pi^2 prod cos(pi x_a), solved from zero (CG to a relative residual of 1e-10).
+// Runs on any number of MPI ranks (mpirun); rank 0 prints.
 //
-// Prints one line per grid and preconditioner:
-//   solve <jacobi|multigrid> <n> <cells> <iterations> <seconds per solve> <max error against the exact solution>
+// Prints one line per grid and solver:
+//   solve <direct|jacobi|multigrid> <n> <cells> <iterations> <seconds per solve> <max error against the exact solution>
+//   fft_pair <n> <cells> <seconds per forward + backward pair>
 //
-// usage: poisson_benchmark [--smallest N] [--largest N] [--jacobi-largest N] [--repetitions R]
-//   --smallest, --largest  grid sizes n x n, doubling from the smallest (default 32 to 1024)
+// usage: poisson_benchmark [--dimensions D] [--smallest N] [--largest N] [--jacobi-largest N]
+//                          [--multigrid-largest N] [--repetitions R]
+//   --dimensions D         2 (n x n, default) or 3 (n x n x n)
+//   --smallest, --largest  grid sizes, doubling from the smallest (default 32 to 1024)
 //   --jacobi-largest       the largest grid Jacobi-CG is timed on (default 512: its iterations grow like n)
-//   --repetitions R        solves per grid and preconditioner, the best time is reported (default 3)
+//   --multigrid-largest    the largest grid multigrid-CG is timed on (default: --largest)
+//   --repetitions R        solves per grid and solver, the best time is reported (default 3)
 
 #include <mpi.h>
 
@@ -18,9 +24,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "command_line.hpp"
 #include "mesh/reductions.hpp"
+#include "solvers/common/direct_poisson/direct_poisson.hpp"
+#include "solvers/common/fft/distributed_fft.hpp"
 #include "solvers/common/sparse/conjugate_gradient.hpp"
 #include "timing_window.hpp"
 
@@ -29,59 +38,102 @@ namespace {
 constexpr double pi = 3.141592653589793;
 
 struct Options {
-  long smallest = 32, largest = 1024, jacobi_largest = 512;
+  int dimensions = 2;
+  long smallest = 32, largest = 1024, jacobi_largest = 512, multigrid_largest = 0;
   int repetitions = 3;
 };
 
+enum class Solver { direct, jacobi, multigrid };
+
 constexpr bench::Usage usage{"poisson_benchmark",
-                             "poisson_benchmark [--smallest N] [--largest N] [--jacobi-largest N] [--repetitions R]"};
+                             "poisson_benchmark [--dimensions D] [--smallest N] [--largest N] [--jacobi-largest N] "
+                             "[--multigrid-largest N] [--repetitions R]"};
 
 Options parse_options(int argc, char** argv) {
   Options o;
   bench::parse_flags(argc, argv, usage,
-                     {{"--smallest", [&](const char* v) { o.smallest = std::atol(v); }},
+                     {{"--dimensions", [&](const char* v) { o.dimensions = std::atoi(v); }},
+                      {"--smallest", [&](const char* v) { o.smallest = std::atol(v); }},
+                      {"--multigrid-largest", [&](const char* v) { o.multigrid_largest = std::atol(v); }},
                       {"--largest", [&](const char* v) { o.largest = std::atol(v); }},
                       {"--jacobi-largest", [&](const char* v) { o.jacobi_largest = std::atol(v); }},
                       {"--repetitions", [&](const char* v) { o.repetitions = std::atoi(v); }}});
-  if (o.smallest < 4 || o.largest < o.smallest || o.repetitions < 1)
-    bench::usage_error(usage, "--smallest at least 4, --largest at least --smallest, --repetitions positive");
+  if (o.smallest < 4 || o.largest < o.smallest || o.repetitions < 1 || (o.dimensions != 2 && o.dimensions != 3))
+    bench::usage_error(usage, "--dimensions 2 or 3, --smallest at least 4, --largest at least --smallest, --repetitions positive");
+  if (o.multigrid_largest == 0) o.multigrid_largest = o.largest;
   return o;
 }
 
-void run(long n, meridian::sparse::Preconditioner preconditioner, int repetitions, int rank) {
+long row_count(long n, int dimensions);
+
+const char* name_of(Solver solver) {
+  return solver == Solver::direct ? "direct" : solver == Solver::jacobi ? "jacobi" : "multigrid";
+}
+
+void run(long n, int dimensions, Solver solver, int repetitions, int rank) {
   using namespace meridian;
   mesh::GridSpec spec;
-  spec.cells = {n, n, 1};
-  spec.boundary = {mesh::Boundary::open, mesh::Boundary::open, mesh::Boundary::periodic};
+  spec.dimensions = dimensions;
+  spec.cells = {n, n, dimensions == 3 ? n : 1};
+  spec.boundary = {mesh::Boundary::open, mesh::Boundary::open, dimensions == 3 ? mesh::Boundary::open : mesh::Boundary::periodic};
   const mesh::Decomposition d(MPI_COMM_WORLD, spec);
   const double h = 1.0 / static_cast<double>(n);
   sparse::PoissonProblem problem;
   problem.spacing = {h, h, h};
   sparse::PoissonOperator op(d, problem);
-  sparse::ConjugateGradient cg(op, d, problem, preconditioner);
+  std::unique_ptr<sparse::ConjugateGradient> cg;
+  std::unique_ptr<direct_poisson::DirectPoisson> direct;
+  if (solver == Solver::direct)
+    direct = std::make_unique<direct_poisson::DirectPoisson>(d, problem);
+  else
+    cg = std::make_unique<sparse::ConjugateGradient>(
+        op, d, problem, solver == Solver::jacobi ? sparse::Preconditioner::jacobi : sparse::Preconditioner::multigrid);
   sparse::Vector b("b", op.rows()), x("x", op.rows());
   auto host = Kokkos::create_mirror_view(b);
-  for (long j = 0; j < d.local_cells(1); ++j)
-    for (long i = 0; i < d.local_cells(0); ++i)
-      host(j * d.local_cells(0) + i) = 2 * pi * pi * std::cos(pi * (d.offset(0) + i + 0.5) * h) *
-                                       std::cos(pi * (d.offset(1) + j + 0.5) * h);
+  const double scale = dimensions * pi * pi;
+  long row = 0;
+  for (long k = 0; k < d.local_cells(2); ++k)
+    for (long j = 0; j < d.local_cells(1); ++j)
+      for (long i = 0; i < d.local_cells(0); ++i, ++row) {
+        double f = std::cos(pi * (d.offset(0) + i + 0.5) * h) * std::cos(pi * (d.offset(1) + j + 0.5) * h);
+        if (dimensions == 3) f *= std::cos(pi * (d.offset(2) + k + 0.5) * h);
+        host(row) = scale * f;
+      }
   Kokkos::deep_copy(b, host);
-  sparse::SolveResult result;
+  sparse::SolveResult result{1, 0, true};
   const double seconds = bench::best_seconds(bench::Timing{repetitions}, [&] {
     Kokkos::deep_copy(x, 0.0);
     MPI_Barrier(MPI_COMM_WORLD);
-    result = cg.solve(b, x, {1e-10, 100000});
+    if (direct)
+      direct->solve(b, x);
+    else
+      result = cg->solve(b, x, {1e-10, 100000});
     Kokkos::fence();
   });
   const auto solution = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x);
   double error = 0;
-  for (long j = 0; j < d.local_cells(1); ++j)
-    for (long i = 0; i < d.local_cells(0); ++i)
-      error = std::max(error, std::abs(solution(j * d.local_cells(0) + i) - host(j * d.local_cells(0) + i) / (2 * pi * pi)));
+  for (long r = 0; r < op.rows(); ++r) error = std::max(error, std::abs(solution(r) - host(r) / scale));
   error = mesh::global_max(error, MPI_COMM_WORLD);
   if (rank == 0)
-    std::printf("solve %s %ld %ld %d %.4e %.3e\n", preconditioner == sparse::Preconditioner::jacobi ? "jacobi" : "multigrid",
-                n, n * n, result.iterations, seconds, error);
+    std::printf("solve %s %ld %ld %d %.4e %.3e\n", name_of(solver), n, row_count(n, dimensions), result.iterations, seconds, error);
+}
+
+long row_count(long n, int dimensions) { return dimensions == 3 ? n * n * n : n * n; }
+
+// Meridian's distributed real-to-complex FFT forward and backward on the same grid and ranks.
+void run_fft_pair(long n, int dimensions, int repetitions, int rank) {
+  using namespace meridian;
+  fft::DistributedFFT transform(MPI_COMM_WORLD, {n, n, dimensions == 3 ? n : 1}, {0, 0});
+  const fft::RealPencil real = transform.make_real("real");
+  const fft::ComplexPencil spectral = transform.make_spectral("spectral");
+  Kokkos::deep_copy(real, 1.0);
+  const double seconds = bench::best_seconds(bench::Timing{repetitions}, [&] {
+    MPI_Barrier(MPI_COMM_WORLD);
+    transform.forward(real, spectral);
+    transform.backward(spectral, real);
+    Kokkos::fence();
+  });
+  if (rank == 0) std::printf("fft_pair %ld %ld %.4e\n", n, row_count(n, dimensions), seconds);
 }
 
 }  // namespace
@@ -94,8 +146,10 @@ int main(int argc, char** argv) {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (long n = o.smallest; n <= o.largest; n *= 2) {
-      if (n <= o.jacobi_largest) run(n, meridian::sparse::Preconditioner::jacobi, o.repetitions, rank);
-      run(n, meridian::sparse::Preconditioner::multigrid, o.repetitions, rank);
+      run_fft_pair(n, o.dimensions, o.repetitions, rank);
+      run(n, o.dimensions, Solver::direct, o.repetitions, rank);
+      if (n <= o.jacobi_largest) run(n, o.dimensions, Solver::jacobi, o.repetitions, rank);
+      if (n <= o.multigrid_largest) run(n, o.dimensions, Solver::multigrid, o.repetitions, rank);
     }
   }
   Kokkos::finalize();

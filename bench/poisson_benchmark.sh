@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
-# Poisson benchmark: time per pressure Poisson solve against grid size for CG with the Jacobi and with the
-# multigrid preconditioner (bench/poisson_benchmark, solvers/common/sparse), and how each grows.
+# Poisson benchmark: time per pressure Poisson solve against grid size for the direct solver
+# (solvers/common/direct_poisson) and CG with the Jacobi and with the multigrid preconditioner
+# (solvers/common/sparse), beside Meridian's own distributed FFT forward + backward pair on the same grid, and
+# how each grows (bench/poisson_benchmark).
 #
-# The problem is the projection solver's pressure equation on the unit square with walls all round,
-# solved from zero to a relative residual of 1e-10, on 32^2 ... 1024^2 (Jacobi-CG up to 512^2). With N
-# cells, Jacobi-CG needs O(sqrt N) iterations of O(N) work, so its time should grow like N^1.5; multigrid's
-# iterations stay flat, so its time should grow like N. The exponents are least-squares fits of
-# log(time) against log(N) over the grids timed.
+# The problem is the projection solver's pressure equation on the unit square (DIMENSIONS=3: cube) with walls
+# all round; CG from zero to a relative residual of 1e-10. With N cells, Jacobi-CG needs O(sqrt N) iterations
+# of O(N) work, so its time should grow like N^1.5; multigrid's iterations stay flat, so its time should grow
+# like N; the direct solve is O(N log N): transforms along all axes but the last and a tridiagonal solve per
+# mode. The exponents are least-squares fits of log(time) against log(N) over the grids timed.
 #
-# Output: a table (preconditioner, n, cells, iterations, seconds per solve, max error against the exact
-# solution), then lines a script can read:
-#   ratio poisson-jacobi-time-exponent <fit>        ratio poisson-multigrid-time-exponent <fit>
+# Output: a table (solver, n, cells, iterations, seconds per solve, max error against the exact solution, and
+# the solve's time over the FFT pair's), then lines a script can read:
+#   ratio poisson-<solver>-time-exponent <fit>
 #   ratio poisson-multigrid-iterations-spread <most - fewest iterations over the grids>
+#   ratio poisson-direct-over-fft-pair <largest of the direct solve's time / the FFT pair's over the grids>
 # and, where a Python with matplotlib is found, the log-log plot in POISSON_PLOT.
 #
 # usage: bench/poisson_benchmark.sh [BUILD_DIR]      (BUILD_DIR default: build/release in the repository)
 # environment: POISSON_BENCHMARK  poisson_benchmark binary  (default BUILD_DIR/bench/poisson_benchmark)
 #              MERIDIAN           meridian binary           (default BUILD_DIR/apps/meridian; only checked)
 #              RANKS              MPI ranks                 (default 1)
+#              DIMENSIONS         2 (32^2 ... 2048^2, default) or 3 (32^3 ... 256^3)
 #              POISSON_PLOT       plot file                 (default poisson_scaling.png in the current folder)
 #              MPIRUN             MPI launcher command      (default mpirun)
 #              BENCH_TIMEOUT      seconds allowed           (default 600)
@@ -32,15 +36,25 @@ plot=${POISSON_PLOT:-poisson_scaling.png}
 solves="$work_dir/solves.out"
 
 echo "poisson_benchmark on $ranks rank(s)" >&2
-timeout "$run_timeout_seconds" "${mpirun[@]}" -n "$ranks" "$program" >"$solves" ||
+dimensions=${DIMENSIONS:-2}
+if [[ $dimensions == 3 ]]; then
+  sizes=(--dimensions 3 --smallest 32 --largest 256 --jacobi-largest 64 --multigrid-largest 128)
+else
+  sizes=(--dimensions 2 --smallest 64 --largest 2048 --jacobi-largest 512 --multigrid-largest 1024)
+fi
+timeout "$run_timeout_seconds" "${mpirun[@]}" -n "$ranks" "$program" "${sizes[@]}" >"$solves" ||
   bench_fail_with_log "poisson_benchmark failed or timed out:" "$solves"
 
 echo
 echo "poisson benchmark ($(nproc) cores, $ranks rank(s); $(date -u '+%Y-%m-%d %H:%M UTC'))"
-echo "cell-centred Laplacian, walls all round, relative residual 1e-10 from zero; seconds: best of 3 solves"
+echo "cell-centred Laplacian in $dimensions-D, walls all round, CG to a relative residual of 1e-10 from zero; seconds: best of 3"
 echo
-printf "%-10s %6s %9s %6s %12s %10s\n" preconditioner n cells iters s/solve "max error"
-awk '$1 == "solve" { printf "%-10s %6d %9d %6d %12.4e %10.3e\n", $2, $3, $4, $5, $6, $7 }' "$solves"
+printf "%-10s %6s %10s %6s %12s %10s %10s\n" solver n cells iters s/solve "max error" "/fft pair"
+awk '$1 == "fft_pair" { pair[$2] = $4 }
+  $1 == "solve" { printf "%-10s %6d %10d %6d %12.4e %10.3e %10.2f\n", $2, $3, $4, $5, $6, $7, $6 / pair[$3] }
+  $1 == "solve" && $2 == "direct" { r = $6 / pair[$3]; if (r > worst) worst = r }
+  END { printf "\nratio poisson-direct-over-fft-pair %.3f\n", worst }' "$solves"
+awk '$1 == "fft_pair" { printf "%-10s %6d %10d %6s %12.4e\n", "fft pair", $2, $3, "-", $4 }' "$solves"
 echo
 # Least-squares slope of log(seconds) against log(cells), and the spread of multigrid's iteration counts.
 awk '$1 == "solve" {
@@ -76,7 +90,7 @@ for line in open(sys.argv[1]):
 fig, ax = plt.subplots(figsize=(6, 4.5))
 for name, points in sorted(runs.items()):
     cells, seconds = zip(*points)
-    ax.loglog(cells, seconds, "o-", label=f"CG + {name}")
+    ax.loglog(cells, seconds, "o-", label=name if name == "direct" else f"CG + {name}")
 first_cells, first_seconds = runs["multigrid"][0]
 cells = [c for c, _ in runs["multigrid"]]
 ax.loglog(cells, [first_seconds * c / first_cells for c in cells], "k:", label="~ N")

@@ -87,7 +87,7 @@ rm -rf "$out"
 mkdir -p "$out/libexec" "$out/bin" "$out/lib/fallback" "$out/lib/ucx" "$out/share"
 out=$(cd "$out" && pwd)
 binaries=("$build_dir/apps/meridian" "$build_dir/tests/meridian_tests" "$build_dir/tests/meridian_allocation_tests")
-for target in stream_triad fftw_reference mc_reference_loop device_copy_bandwidth cufft_pair; do
+for target in stream_triad fftw_reference mc_reference_loop device_copy_bandwidth cufft_pair poisson_benchmark; do
   [ -x "$build_dir/bench/$target" ] && binaries+=("$build_dir/bench/$target")
 done
 mpiexec_binary=$(readlink -f "$(command -v mpiexec)")
