@@ -2,11 +2,27 @@
 // Where the default execution space keeps its data: the one fact about the backend that code outside the
 // kernels needs (whether MPI, HDF5 or a host loop may take a View's pointer as it is).
 #include <Kokkos_Core.hpp>
+#include <string>
+#include <vector>
 
 namespace meridian::parallel {
 
 // True where the default memory space is host memory (Serial, OpenMP), false on a GPU.
 constexpr bool device_memory_is_host =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+
+// A table computed on the host (eigenvalues, twiddles), in a View of the default memory space.
+inline Kokkos::View<double*> device_copy(const std::string& label, const std::vector<double>& values) {
+  Kokkos::View<double*> v(label, values.size());
+  Kokkos::deep_copy(v, Kokkos::View<const double*, Kokkos::HostSpace>(values.data(), values.size()));
+  return v;
+}
+
+// A View's values on the host.
+inline std::vector<double> host_copy(const Kokkos::View<double*>& v) {
+  std::vector<double> values(v.extent(0));
+  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(values.data(), values.size()), v);
+  return values;
+}
 
 }  // namespace meridian::parallel

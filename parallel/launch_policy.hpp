@@ -163,6 +163,27 @@ void for_each(const std::string& label, const Boxes& range, const Body& body) {
   }
 }
 
+// Recurrences down the slowest axis of a (rows x columns) array, independent per column (a tridiagonal solve per
+// mode): body(first, last) steps columns [first, last) together, row by row. A GPU thread takes one column, so
+// at each row a warp's loads are contiguous; a host thread takes a block of columns, so its inner loop runs along
+// contiguous memory and vectorises (one column per host thread strode a row apart at every step: 38% of a
+// 2048^2 direct Poisson solve).
+inline constexpr long host_column_block = 256;
+template <class Body>
+struct ColumnBlocks {
+  Body body;
+  long block, columns;
+  KOKKOS_INLINE_FUNCTION void operator()(const long b) const {
+    body(b * block, b * block + block < columns ? b * block + block : columns);
+  }
+};
+template <class Body>
+void for_each_column_block(const std::string& label, long columns, const Body& body) {
+  const long block = device_memory_is_host ? host_column_block : 1;
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, (columns + block - 1) / block),
+                       ColumnBlocks<Body>{body, block, columns});
+}
+
 // The value a reduction result carries: a Kokkos reducer's value_type, or the type of a plain result.
 template <class Result, class = void>
 struct ReducedValue {

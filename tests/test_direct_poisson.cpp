@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mesh/reductions.hpp"
+#include "parallel/device_memory.hpp"
 #include "solvers/common/direct_poisson/direct_poisson.hpp"
 #include "solvers/common/sparse/conjugate_gradient.hpp"
 
@@ -54,18 +55,6 @@ struct Grid {
     }
   }
 };
-
-std::vector<double> to_host(const sparse::Vector& v) {
-  std::vector<double> values(v.extent(0));
-  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(values.data(), values.size()), v);
-  return values;
-}
-
-sparse::Vector to_device(const std::vector<double>& values) {
-  sparse::Vector v("v", values.size());
-  Kokkos::deep_copy(v, Kokkos::View<const double*, Kokkos::HostSpace>(values.data(), values.size()));
-  return v;
-}
 
 // Global row indices (x fastest) of this rank's cells, and a function of the cell centre at each.
 struct Cells {
@@ -113,14 +102,14 @@ double backward_error(const Grid& grid, MPI_Comm comm) {
   direct_poisson::DirectPoisson solver(d, grid.problem);
   const Cells cells = cells_of(d, grid.problem);
   std::vector<double> b = random_rhs(cells);
-  const sparse::Vector rhs = to_device(b), p("p", b.size()), product("Ap", b.size());
+  const sparse::Vector rhs = parallel::device_copy("v", b), p("p", b.size()), product("Ap", b.size());
   solver.solve(rhs, p);
   op.apply(p, product);
   if (op.singular()) {
     const double mean = global_mean(b, d);
     for (double& x : b) x -= mean;
   }
-  const std::vector<double> ap = to_host(product), solution = to_host(p);
+  const std::vector<double> ap = parallel::host_copy(product), solution = parallel::host_copy(p);
   std::vector<double> residual(b.size());
   for (std::size_t n = 0; n < b.size(); ++n) residual[n] = b[n] - ap[n];
   double norm_a = 0;  // an interior row: the diagonal 2 / h^2 per axis and as much again off it
@@ -151,8 +140,8 @@ std::vector<double> direct_solution(const Grid& grid, MPI_Comm comm, const std::
   const mesh::Decomposition d(comm, grid.spec);
   direct_poisson::DirectPoisson solver(d, grid.problem);
   const sparse::Vector p("p", b.size());
-  solver.solve(to_device(b), p);
-  return to_host(p);
+  solver.solve(parallel::device_copy("v", b), p);
+  return parallel::host_copy(p);
 }
 
 TEST(DirectPoisson, AgreesWithMultigridConjugateGradients) {
@@ -164,9 +153,9 @@ TEST(DirectPoisson, AgreesWithMultigridConjugateGradients) {
     sparse::ConjugateGradient cg(op, d, grid.problem, sparse::Preconditioner::multigrid);
     const std::vector<double> b = random_rhs(cells_of(d, grid.problem));
     const sparse::Vector krylov("krylov", b.size());
-    const sparse::SolveResult solved = cg.solve(to_device(b), krylov, {1e-13, 2000});
+    const sparse::SolveResult solved = cg.solve(parallel::device_copy("v", b), krylov, {1e-13, 2000});
     ASSERT_TRUE(solved.converged) << solved.residual;
-    const std::vector<double> direct = direct_solution(grid, MPI_COMM_WORLD, b), iterated = to_host(krylov);
+    const std::vector<double> direct = direct_solution(grid, MPI_COMM_WORLD, b), iterated = parallel::host_copy(krylov);
     std::vector<double> difference(b.size());
     for (std::size_t n = 0; n < b.size(); ++n) difference[n] = direct[n] - iterated[n];
     EXPECT_LE(global_max_abs(difference, MPI_COMM_WORLD), 1e-9 * global_max_abs(direct, MPI_COMM_WORLD))

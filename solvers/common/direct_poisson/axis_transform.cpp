@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mesh/timers.hpp"
+#include "parallel/device_memory.hpp"
 #include "parallel/fence.hpp"
 #include "parallel/launch_policy.hpp"
 #include "solvers/common/kokkos_math.hpp"
@@ -65,14 +66,24 @@ AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing)
   spectrum_ = Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * (m_ / 2 + 1)));
   std::vector<double> lambda(static_cast<std::size_t>(n));
   for (int s = 0; s < n; ++s) lambda[s] = (2 - 2 * std::cos(theta(kind, n, s))) / (spacing * spacing);
-  eigenvalues_ = Kokkos::View<double*>("direct_poisson::eigenvalues", static_cast<std::size_t>(n));
-  Kokkos::deep_copy(eigenvalues_, Kokkos::View<const double*, Kokkos::HostSpace>(lambda.data(), lambda.size()));
+  eigenvalues_ = parallel::device_copy("direct_poisson::eigenvalues", lambda);
+  // Makhoul's twiddles (cos phi, sin phi) for each slot going forward and each spectrum entry going back, made
+  // once (evaluating them in the kernels took an eighth of a solve).
+  std::vector<double> forward(2 * static_cast<std::size_t>(n)), backward(2 * static_cast<std::size_t>(m_ / 2 + 1));
+  for (int s = 0; s < n; ++s) {
+    const double phi = pi * dct_index(n, m_, s) / (2.0 * m_);
+    forward[2 * s] = std::cos(phi), forward[2 * s + 1] = std::sin(phi);
+  }
+  for (int k = 0; k <= m_ / 2; ++k)
+    backward[2 * k] = std::cos(pi * k / (2.0 * m_)), backward[2 * k + 1] = std::sin(pi * k / (2.0 * m_));
+  forward_twiddles_ = parallel::device_copy("direct_poisson::forward_twiddles", forward);
+  backward_twiddles_ = parallel::device_copy("direct_poisson::backward_twiddles", backward);
 }
 
 void AxisTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
   const AxisKind kind = kind_;
   const int n = n_, m = m_, half = m_ / 2 + 1;
-  const auto real = real_, spectrum = spectrum_;
+  const auto real = real_, spectrum = spectrum_, twiddles = forward_twiddles_;
   const parallel::Plane rows{{0, 0}, {batch_, m}};
   parallel::for_each("direct_poisson::forward_permute", rows, KOKKOS_LAMBDA(const long b, const long q) {
     const double* row = in.data() + b * n;
@@ -92,11 +103,10 @@ void AxisTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<
                          coefficient = s == 0 ? v[0] : v[2 * k + (s % 2 ? 0 : 1)];
                        } else {
                          const int j = dct_index(n, m, static_cast<int>(s));
-                         const double phi = pi * j / (2.0 * m);
                          // V_j for j > m/2 is conj(V_{m-j}) (a real sequence's spectrum).
                          const double re = j < half ? v[2 * j] : v[2 * (m - j)];
                          const double im = j < half ? v[2 * j + 1] : -v[2 * (m - j) + 1];
-                         coefficient = re * km::cos(phi) + im * km::sin(phi);
+                         coefficient = re * twiddles(2 * s) + im * twiddles(2 * s + 1);
                        }
                        out(b * n + s) = coefficient;
                      });
@@ -105,7 +115,7 @@ void AxisTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<
 void AxisTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
   const AxisKind kind = kind_;
   const int n = n_, m = m_, half = m_ / 2 + 1;
-  const auto real = real_, spectrum = spectrum_;
+  const auto real = real_, spectrum = spectrum_, twiddles = backward_twiddles_;
   parallel::for_each("direct_poisson::backward_twiddle", parallel::Plane{{0, 0}, {batch_, half}},
                      KOKKOS_LAMBDA(const long b, const long k) {
                        const double* c = in.data() + b * n;
@@ -122,8 +132,8 @@ void AxisTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View
                          if (m == n) return c[j];
                          return j % 2 ? c[(j - 1) / 2] : 0.0;
                        };
-                       const double a = dct(k), bb = dct(m - k), phi = pi * k / (2.0 * m);
-                       const double cs = km::cos(phi), sn = km::sin(phi);
+                       const double a = dct(k), bb = dct(m - k);
+                       const double cs = twiddles(2 * k), sn = twiddles(2 * k + 1);
                        v[2 * k] = a * cs + bb * sn;
                        v[2 * k + 1] = a * sn - bb * cs;
                      });

@@ -48,7 +48,8 @@ class AxisTransform {
   int n_ = 0, m_ = 0;  // row length, FFT length (n, or 2n for the mixed pairs)
   long batch_ = 0;
   fft::LocalFFT r2c_, c2r_;
-  Kokkos::View<double*> real_, spectrum_, eigenvalues_;  // FFT input/output rows, made once
+  Kokkos::View<double*> real_, spectrum_;  // FFT input/output rows, made once
+  Kokkos::View<double*> eigenvalues_, forward_twiddles_, backward_twiddles_;
 };
 
 }  // namespace meridian::direct_poisson

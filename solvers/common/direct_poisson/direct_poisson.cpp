@@ -5,6 +5,7 @@
 #include <string>
 
 #include "mesh/timers.hpp"
+#include "parallel/device_memory.hpp"
 #include "parallel/fence.hpp"
 #include "parallel/launch_policy.hpp"
 
@@ -71,63 +72,52 @@ std::array<int, 3> order_ending_with(int contiguous) {
   return order;
 }
 
-std::vector<double> host_copy(const Kokkos::View<double*>& v) {
-  std::vector<double> values(v.extent(0));
-  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(values.data(), values.size()), v);
-  return values;
+// Removes the mean of n values `stride` apart.
+KOKKOS_INLINE_FUNCTION void remove_column_mean(double* column, long n, long stride) {
+  double sum = 0;
+  for (long k = 0; k < n; ++k) sum += column[k * stride];
+  for (long k = 0; k < n; ++k) column[k * stride] -= sum / static_cast<double>(n);
 }
 
-Kokkos::View<double*> device_copy(const std::string& label, const std::vector<double>& values) {
-  Kokkos::View<double*> v(label, values.size());
-  Kokkos::deep_copy(v, Kokkos::View<const double*, Kokkos::HostSpace>(values.data(), values.size()));
-  return v;
-}
-
-// The Thomas algorithm along the slowest axis of `values` (n x modes, modes contiguous: each thread walks one
-// mode's system with unit-stride neighbours among threads), for the operator's rows along that axis:
-// -p_{k-1} / h^2 + (2 / h^2 + lambda) p_k - p_{k+1} / h^2, the first and last rows with the face terms of
-// their face conditions. A mode with lambda = 0 between two zero-gradient faces is singular: its last row
-// becomes p = 0 (the right-hand side's mean having been removed, the system is then consistent).
+// The Thomas algorithm down the slowest axis of `values` (n rows x `modes` columns, one system per mode), for
+// the operator's rows along that axis: -p_{k-1} / h^2 + (2 / h^2 + lambda) p_k - p_{k+1} / h^2, the first and
+// last rows with the face terms of their face conditions.
+// `pinned` (-1 where this rank has none) is the singular mode (lambda = 0 between two zero-gradient faces),
+// which no pivot-free elimination survives. A constant right-hand side reaches no other mode (the other
+// transform modes sum to zero), so removing this column's mean removes the right-hand side's; its last row then
+// becomes p = 0, and removing its solution's mean leaves the whole solution's mean zero.
 void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& work,
             const Kokkos::View<double*>& eigenvalues, long n, long modes, double h, FaceCondition lower,
-            FaceCondition upper) {
+            FaceCondition upper, long pinned) {
   const double off = -1 / (h * h), centre = 2 / (h * h);
   const double low_end = lower == FaceCondition::zero_value ? 3 / (h * h) : 1 / (h * h);
   const double high_end = upper == FaceCondition::zero_value ? 3 / (h * h) : 1 / (h * h);
-  const bool may_be_singular = lower == FaceCondition::zero_gradient && upper == FaceCondition::zero_gradient;
   double* d = values.data();
   double* c = work.data();
-  Kokkos::parallel_for("direct_poisson::thomas", Kokkos::RangePolicy<>(0, modes), KOKKOS_LAMBDA(const long m) {
-    const double lambda = eigenvalues(m);
-    const bool pinned = may_be_singular && lambda == 0;
-    const auto diagonal = [&](long k) {
-      if (pinned && k == n - 1) return 1.0;
-      return lambda + (n == 1 ? low_end + high_end - centre : k == 0 ? low_end : k == n - 1 ? high_end : centre);
-    };
-    const auto below = [&](long k) { return pinned && k == n - 1 ? 0.0 : off; };
-    if (pinned) d[(n - 1) * modes + m] = 0;
-    double denominator = diagonal(0);
-    c[m] = off / denominator;
-    d[m] /= denominator;
-    for (long k = 1; k < n; ++k) {
-      const long at = k * modes + m;
-      denominator = diagonal(k) - below(k) * c[at - modes];
-      c[at] = off / denominator;
-      d[at] = (d[at] - below(k) * d[at - modes]) / denominator;
+  const double* lambda = eigenvalues.data();
+  parallel::for_each_column_block("direct_poisson::thomas", modes, KOKKOS_LAMBDA(const long first, const long last) {
+    const bool holds_pin = first <= pinned && pinned < last;
+    if (holds_pin) remove_column_mean(d + pinned, n, modes);
+    const long skipped_first = n == 1 ? pinned : -1;
+    for (long m = first; m < last; ++m) {
+      const double denominator = m == skipped_first ? 1.0 : lambda[m] + (n == 1 ? low_end + high_end - centre : low_end);
+      c[m] = off / denominator;
+      d[m] = m == skipped_first ? 0.0 : d[m] / denominator;
     }
-    for (long k = n - 2; k >= 0; --k) d[k * modes + m] -= c[k * modes + m] * d[(k + 1) * modes + m];
+    for (long k = 1; k < n; ++k) {
+      const long at = k * modes;
+      const double diagonal = k == n - 1 ? high_end : centre;
+      const long skipped = k == n - 1 ? pinned : -1;  // the pinned mode's last row is p = 0
+      for (long m = first; m < last; ++m) {
+        const double denominator = m == skipped ? 1.0 : lambda[m] + diagonal - off * c[at - modes + m];
+        c[at + m] = off / denominator;
+        d[at + m] = m == skipped ? 0.0 : (d[at + m] - off * d[at - modes + m]) / denominator;
+      }
+    }
+    for (long k = n - 2; k >= 0; --k)
+      for (long m = first; m < last; ++m) d[k * modes + m] -= c[k * modes + m] * d[(k + 1) * modes + m];
+    if (holds_pin) remove_column_mean(d + pinned, n, modes);
   });
-}
-
-// Removes the mean over all ranks' `global_count` values of v's first `count` (this rank's).
-void remove_mean(const Kokkos::View<double*>& v, long count, long global_count, MPI_Comm comm) {
-  double sum = 0;
-  Kokkos::parallel_reduce("direct_poisson::sum", Kokkos::RangePolicy<>(0, count),
-                          KOKKOS_LAMBDA(const long n, double& partial) { partial += v(n); }, sum);
-  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
-  const double mean = sum / static_cast<double>(global_count);
-  Kokkos::parallel_for("direct_poisson::remove_mean", Kokkos::RangePolicy<>(0, count),
-                       KOKKOS_LAMBDA(const long n) { v(n) -= mean; });
 }
 
 // Every value transformed along all three axes: divided by its eigenvalue; the zero mode (the mean, removed
@@ -168,13 +158,19 @@ DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::Po
       after[r].box = pencil_box(cells, whole, grid, r);
       after[r].order = transformed ? order_ending_with(whole) : std::array<int, 3>{0, 1, 2};
     }
-    Stage stage{after[decomp.rank()], Kokkos::View<double*>("direct_poisson::pencil", after[decomp.rank()].box.size()), {}};
+    forward_.emplace_back(decomp.comm(), before, after, path);
+    backward_.emplace_back(decomp.comm(), after, before, path);
+    // A stage whose values sit where its predecessor's do works in its predecessor's array (the first stage
+    // never: the right-hand side is read only).
+    const bool in_place = s > 0 && forward_.back().identity();
+    Stage stage{after[decomp.rank()],
+                in_place ? stages_.back().values
+                         : Kokkos::View<double*>("direct_poisson::pencil", after[decomp.rank()].box.size()),
+                {}};
     const Box& box = stage.layout.box;
     if (transformed)
       stage.transform = AxisTransform(kind_of(whole), static_cast<int>(cells[whole]), box.size() / box.count[whole],
                                       problem.spacing[mesh_axis(whole)]);
-    forward_.emplace_back(decomp.comm(), before, after, path);
-    backward_.emplace_back(decomp.comm(), after, before, path);
     stages_.push_back(std::move(stage));
     before = std::move(after);
   }
@@ -185,7 +181,7 @@ DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::Po
   const Kokkos::Array<long, 3> stride = logical_strides(solved.layout);
   std::array<std::vector<double>, 3> lambda;
   for (std::size_t s = 0; s < stages_.size(); ++s)
-    if (stages_[s].transform.length() > 0) lambda[wholes[s]] = host_copy(stages_[s].transform.eigenvalues());
+    if (stages_[s].transform.length() > 0) lambda[wholes[s]] = parallel::host_copy(stages_[s].transform.eigenvalues());
   const long values = last_axis_transformed_ ? box.size() : box.size() / box.count[last];
   std::vector<double> eigenvalue(static_cast<std::size_t>(values), 0.0);
   for (long k = 0; k < box.count[0]; ++k)
@@ -200,7 +196,10 @@ DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::Po
         }
         eigenvalue[at] = sum;
       }
-  mode_eigenvalues_ = device_copy("direct_poisson::mode_eigenvalues", eigenvalue);
+  if (singular_ && !last_axis_transformed_)
+    for (long m = 0; m < values; ++m)
+      if (eigenvalue[m] == 0) pinned_mode_ = m;
+  mode_eigenvalues_ = parallel::device_copy("direct_poisson::mode_eigenvalues", eigenvalue);
   if (!last_axis_transformed_) thomas_work_ = Kokkos::View<double*>("direct_poisson::thomas", box.size());
 }
 
@@ -232,24 +231,25 @@ void DirectPoisson::solve_last_axis() {
   const int last = dimensions_ == 3 ? 0 : 1, a = mesh_axis(last);
   const long n = solved.layout.box.count[last];
   thomas(solved.values, thomas_work_, mode_eigenvalues_, n, solved.layout.box.size() / n, problem_.spacing[a],
-         problem_.lower[a], problem_.upper[a]);
+         problem_.lower[a], problem_.upper[a], pinned_mode_);
 }
 
 void DirectPoisson::solve(const sparse::Vector& b, const sparse::Vector& x) {
   timing::ScopedTimer timer("direct poisson");
-  forward_[0](b, stages_[0].values);
-  const long all = decomp_.global_cell_count();
-  if (singular_) remove_mean(stages_[0].values, static_cast<long>(stages_[0].values.extent(0)), all, decomp_.comm());
   for (std::size_t s = 0; s < stages_.size(); ++s) {
-    if (s > 0) forward_[s](stages_[s - 1].values, stages_[s].values);
-    if (stages_[s].transform.length() > 0) stages_[s].transform.forward(stages_[s].values, stages_[s].values);
+    const Kokkos::View<double*>& before = s > 0 ? stages_[s - 1].values : b;
+    Stage& stage = stages_[s];
+    if (!forward_[s].identity()) forward_[s](before, stage.values);
+    if (stage.transform.length() > 0) stage.transform.forward(forward_[s].identity() ? before : stage.values, stage.values);
   }
   solve_last_axis();
   for (std::size_t s = stages_.size(); s-- > 0;) {
-    if (stages_[s].transform.length() > 0) stages_[s].transform.backward(stages_[s].values, stages_[s].values);
-    backward_[s](stages_[s].values, s > 0 ? stages_[s - 1].values : x);
+    const Kokkos::View<double*>& before = s > 0 ? stages_[s - 1].values : x;
+    Stage& stage = stages_[s];
+    const bool moves = !backward_[s].identity();
+    if (stage.transform.length() > 0) stage.transform.backward(stage.values, moves ? stage.values : before);
+    if (moves) backward_[s](stage.values, before);
   }
-  if (singular_) remove_mean(x, decomp_.local_cell_count(), all, decomp_.comm());
   parallel::fence();
 }
 

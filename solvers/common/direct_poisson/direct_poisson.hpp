@@ -8,10 +8,11 @@
 //
 // The right-hand side and the solution stay on mesh/'s blocks (row order, x fastest); the solver moves them to
 // x-pencils, y-pencils and last-axis pencils and back itself (pencil_reshape.hpp), on a process grid of its own
-// (p1 x p2 = the ranks; 2-D: 1 x ranks). With no face holding p = 0 the operator is singular (the constants):
-// the right-hand side's mean is removed first, the zero mode's tridiagonal system, which no pivot-free
-// elimination survives, takes p = 0 in its last cell instead of its last equation, and the solution's mean is
-// removed at the end, as sparse::ConjugateGradient returns it.
+// (p1 x p2 = the ranks; 2-D: 1 x ranks); where a step leaves every value in place (one rank, or blocks that
+// are already pencils) it moves nothing. With no face holding p = 0 the operator is singular (the constants):
+// the zero mode's tridiagonal system, which no pivot-free elimination survives, has its right-hand side's mean
+// removed (which removes the whole right-hand side's), takes p = 0 in its last cell instead of its last
+// equation, and has its solution's mean removed (the solution's, as sparse::ConjugateGradient returns it).
 #include <vector>
 
 #include "mesh/decomposition.hpp"
@@ -50,6 +51,7 @@ class DirectPoisson {
   // holds the values the modes are solved on.
   std::vector<Stage> stages_;
   std::vector<PencilReshape> forward_, backward_;  // forward_[s]: into stage s; backward_[s]: out of it
+  long pinned_mode_ = -1;  // this rank's singular mode of the last stage, if it holds it
   Kokkos::View<double*> mode_eigenvalues_, thomas_work_;
 };
 

@@ -50,6 +50,15 @@ void copy_box(const char* label, const Box& box, const double* from, const Place
   });
 }
 
+bool same_places(const BlockLayout& a, const BlockLayout& b) {
+  const Kokkos::Array<long, 3> sa = logical_strides(a), sb = logical_strides(b);
+  for (int axis = 0; axis < 3; ++axis)
+    if (a.box.offset[axis] != b.box.offset[axis] || a.box.count[axis] != b.box.count[axis] ||
+        (a.box.count[axis] > 1 && sa[axis] != sb[axis]))
+      return false;
+  return true;
+}
+
 int as_count(long n) {
   if (n > INT_MAX) throw std::runtime_error("pencil reshape: a message of " + std::to_string(n) + " values exceeds MPI's int count");
   return static_cast<int>(n);
@@ -87,6 +96,9 @@ PencilReshape::PencilReshape(MPI_Comm comm, const std::vector<BlockLayout>& from
     if (in.size() > 0) receives_.push_back({r, in, received_});
     sent_ += out.size(), received_ += in.size();
   }
+  int unchanged = same_places(from_, to_) ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &unchanged, 1, MPI_INT, MPI_LAND, comm);
+  identity_ = unchanged == 1;
   send_ = mesh::MessageBuffer("direct_poisson::send", static_cast<std::size_t>(std::max(sent_, 1L)), path);
   receive_ = mesh::MessageBuffer("direct_poisson::receive", static_cast<std::size_t>(std::max(received_, 1L)), path);
 }

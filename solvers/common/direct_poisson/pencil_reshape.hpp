@@ -39,6 +39,9 @@ class PencilReshape {
                 mesh::MessagePath path);
   // `in` holds this rank's `from` block, `out` receives its `to` block (flat views; not the same view).
   void operator()(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out);
+  // Whether every rank's values sit at the same places before and after: the reshape moves nothing, and a
+  // caller may read its input where it would read the output.
+  bool identity() const { return identity_; }
 
  private:
   struct Segment {
@@ -47,7 +50,7 @@ class PencilReshape {
     long at;    // where its values start in the message buffer
   };
   MPI_Comm comm_ = MPI_COMM_NULL;
-  bool single_rank_ = true;
+  bool single_rank_ = true, identity_ = false;
   BlockLayout from_, to_;
   std::vector<Segment> sends_, receives_;
   Box own_;  // this rank's share of both blocks
