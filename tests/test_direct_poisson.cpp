@@ -117,6 +117,35 @@ double backward_error(const Grid& grid, MPI_Comm comm) {
   return global_max_abs(residual, comm) / (norm_a * global_max_abs(solution, comm) + global_max_abs(b, comm));
 }
 
+// Makhoul's form (the GPU's) gives FFTW's real-to-real coefficients (the host's), and each method's backward
+// undoes its forward up to the normalisation, for every kind and odd and even lengths.
+TEST(AxisTransform, MakhoulGivesFftwsCoefficientsAndEachInverts) {
+  using direct_poisson::AxisTransform;
+  using direct_poisson::TransformMethod;
+  std::mt19937 random(7);
+  std::uniform_real_distribution<double> value(-1, 1);
+  constexpr long batch = 3;
+  for (AxisKind kind : kinds)
+    for (int n : {1, 2, 5, 8, 13}) {
+      SCOPED_TRACE(std::string(name_of(kind)) + ", n = " + std::to_string(n));
+      std::vector<double> x(static_cast<std::size_t>(batch * n));
+      for (double& v : x) v = value(random);
+      const sparse::Vector in = parallel::device_copy("x", x), coefficients("c", x.size()), back("x'", x.size());
+      std::vector<TransformMethod> methods{TransformMethod::makhoul};
+      if (parallel::device_memory_is_host) methods.push_back(TransformMethod::fftw_real_to_real);
+      std::vector<std::vector<double>> results;
+      for (TransformMethod method : methods) {
+        const AxisTransform transform(kind, n, batch, 0.1, method);
+        transform.forward(in, coefficients);
+        transform.backward(coefficients, back);
+        const std::vector<double> again = parallel::host_copy(back);
+        for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(again[i], transform.normalisation() * x[i], 1e-13 * n);
+        results.push_back(parallel::host_copy(coefficients));
+      }
+      for (std::size_t i = 0; results.size() == 2 && i < x.size(); ++i) EXPECT_NEAR(results[0][i], results[1][i], 1e-13 * n);
+    }
+}
+
 TEST(DirectPoisson, BackwardErrorIsRoundOffForEveryFacePairIn2d) {
   for (const AxisKind x : kinds)
     for (const AxisKind y : kinds) {

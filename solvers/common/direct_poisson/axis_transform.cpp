@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "mesh/timers.hpp"
-#include "parallel/device_memory.hpp"
 #include "parallel/fence.hpp"
 #include "parallel/launch_policy.hpp"
 #include "solvers/common/kokkos_math.hpp"
@@ -16,24 +15,40 @@ namespace meridian::direct_poisson {
 namespace {
 
 bool mixed(AxisKind kind) { return kind == AxisKind::neumann_dirichlet || kind == AxisKind::dirichlet_neumann; }
-// The kinds that transform (-1)^n x: a DST-II is the reversed DCT-II of that sequence.
+// The kinds whose Makhoul form transforms (-1)^n x, and holds the DCT-II's coefficients in reverse slot order.
 KOKKOS_INLINE_FUNCTION bool alternating(AxisKind kind) {
   return kind == AxisKind::dirichlet_dirichlet || kind == AxisKind::dirichlet_neumann;
 }
 
 double theta(AxisKind kind, int n, int s) {
   switch (kind) {
-    case AxisKind::periodic: return 2 * pi * ((s + 1) / 2) / n;
+    case AxisKind::periodic: return 2 * pi * (2 * s <= n ? s : n - s) / n;
     case AxisKind::neumann_neumann: return pi * s / n;
-    case AxisKind::dirichlet_dirichlet: return pi * (n - s) / n;
-    case AxisKind::neumann_dirichlet: return pi * (s + 0.5) / n;
-    case AxisKind::dirichlet_neumann: return pi * (n - s - 0.5) / n;
+    case AxisKind::dirichlet_dirichlet: return pi * (s + 1) / n;
+    case AxisKind::neumann_dirichlet:
+    case AxisKind::dirichlet_neumann: return pi * (s + 0.5) / n;
   }
   return 0;
 }
 
-// Element p (0 <= p < m) of the sequence whose DCT-II is taken: x, or its reflection to 2n, times (-1)^p for the
-// alternating kinds.
+struct FftwPair {
+  fft::RealKind forward, backward;
+};
+
+FftwPair fftw_pair(AxisKind kind) {
+  using fft::RealKind;
+  switch (kind) {
+    case AxisKind::periodic: return {RealKind::r2hc, RealKind::hc2r};
+    case AxisKind::neumann_neumann: return {RealKind::redft10, RealKind::redft01};
+    case AxisKind::dirichlet_dirichlet: return {RealKind::rodft10, RealKind::rodft01};
+    case AxisKind::neumann_dirichlet: return {RealKind::redft11, RealKind::redft11};
+    case AxisKind::dirichlet_neumann: return {RealKind::rodft11, RealKind::rodft11};
+  }
+  return {RealKind::r2hc, RealKind::hc2r};
+}
+
+// Element p (0 <= p < m) of the sequence whose DCT-II Makhoul's form takes: x, or its reflection to 2n, times
+// (-1)^p for the alternating kinds.
 KOKKOS_INLINE_FUNCTION double extended(AxisKind kind, const double* row, int n, int p) {
   double value = p < n ? row[p] : row[2 * n - 1 - p];
   if (p >= n && kind == AxisKind::neumann_dirichlet) value = -value;
@@ -42,8 +57,12 @@ KOKKOS_INLINE_FUNCTION double extended(AxisKind kind, const double* row, int n, 
 
 // Makhoul's permutation: v_q = e_{2q} for q < ceil(m/2), v_{m-1-q} = e_{2q+1}.
 KOKKOS_INLINE_FUNCTION int permuted(int m, int q) { return q < (m + 1) / 2 ? 2 * q : 2 * (m - 1 - q) + 1; }
-// The DCT-II index a slot holds: the slot itself, or the odd indices 2s + 1 for the mixed kinds.
-KOKKOS_INLINE_FUNCTION int dct_index(int n, int m, int s) { return m == n ? s : 2 * s + 1; }
+// The DCT-II index (of the length-m sequence) slot s holds: s, or n - 1 - s for the alternating kinds; the odd
+// index 2 q + 1 of that for the fourth kinds.
+KOKKOS_INLINE_FUNCTION int dct_index(AxisKind kind, int n, int m, int s) {
+  const int q = alternating(kind) ? n - 1 - s : s;
+  return m == n ? q : 2 * q + 1;
+}
 
 }  // namespace
 
@@ -55,24 +74,34 @@ AxisKind axis_kind(bool periodic, sparse::FaceCondition lower, sparse::FaceCondi
   return upper == FaceCondition::zero_gradient ? AxisKind::dirichlet_neumann : AxisKind::dirichlet_dirichlet;
 }
 
-AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing)
-    : kind_(kind), n_(n), m_(mixed(kind) ? 2 * n : n), batch_(batch) {
+AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, TransformMethod method)
+    : kind_(kind), method_(method), n_(n), m_(mixed(kind) ? 2 * n : n), batch_(batch) {
   if (n < 1 || batch < 1 || !(spacing > 0))
     throw std::invalid_argument("AxisTransform: needs n >= 1, batch >= 1 and spacing > 0 (got " + std::to_string(n) +
                                 ", " + std::to_string(batch) + ", " + std::to_string(spacing) + ")");
+  std::vector<double> lambda(static_cast<std::size_t>(n));
+  for (int s = 0; s < n; ++s) lambda[s] = (2 - 2 * std::cos(theta(kind, n, s))) / (spacing * spacing);
+  eigenvalues_ = parallel::device_copy("direct_poisson::eigenvalues", lambda);
+  if (method == TransformMethod::fftw_real_to_real) {
+    if (!parallel::device_memory_is_host)
+      throw std::invalid_argument("AxisTransform: FFTW's real-to-real kinds need the data in host memory");
+    const FftwPair kinds = fftw_pair(kind);
+    to_coefficients_ = fft::RealToRealRows(kinds.forward, n, static_cast<int>(batch));
+    from_coefficients_ = fft::RealToRealRows(kinds.backward, n, static_cast<int>(batch));
+    return;
+  }
   r2c_ = fft::LocalFFT(fft::Transform::real_to_complex, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
   c2r_ = fft::LocalFFT(fft::Transform::complex_to_real, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
   real_ = Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m_));
   spectrum_ = Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * (m_ / 2 + 1)));
-  std::vector<double> lambda(static_cast<std::size_t>(n));
-  for (int s = 0; s < n; ++s) lambda[s] = (2 - 2 * std::cos(theta(kind, n, s))) / (spacing * spacing);
-  eigenvalues_ = parallel::device_copy("direct_poisson::eigenvalues", lambda);
-  // Makhoul's twiddles (cos phi, sin phi) for each slot going forward and each spectrum entry going back, made
-  // once (evaluating them in the kernels took an eighth of a solve).
+  // The twiddles (w cos phi, w sin phi) for each slot going forward, w = 2 where FFTW's definition doubles the
+  // DCT-II's (the fourth kinds' reflection doubles it already), and (cos phi, sin phi) for each spectrum entry
+  // going back; made once (evaluating them in the kernels took an eighth of a solve).
   std::vector<double> forward(2 * static_cast<std::size_t>(n)), backward(2 * static_cast<std::size_t>(m_ / 2 + 1));
+  const double weight = kind == AxisKind::periodic || mixed(kind) ? 1.0 : 2.0;
   for (int s = 0; s < n; ++s) {
-    const double phi = pi * dct_index(n, m_, s) / (2.0 * m_);
-    forward[2 * s] = std::cos(phi), forward[2 * s + 1] = std::sin(phi);
+    const double phi = pi * dct_index(kind, n, m_, s) / (2.0 * m_);
+    forward[2 * s] = weight * std::cos(phi), forward[2 * s + 1] = weight * std::sin(phi);
   }
   for (int k = 0; k <= m_ / 2; ++k)
     backward[2 * k] = std::cos(pi * k / (2.0 * m_)), backward[2 * k + 1] = std::sin(pi * k / (2.0 * m_));
@@ -80,15 +109,29 @@ AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing)
   backward_twiddles_ = parallel::device_copy("direct_poisson::backward_twiddles", backward);
 }
 
+double AxisTransform::normalisation() const { return kind_ == AxisKind::periodic ? n_ : 2.0 * n_; }
+
 void AxisTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
+  if (method_ == TransformMethod::makhoul) return forward_makhoul(in, out);
+  timing::ScopedTimer timer("direct poisson fft");
+  to_coefficients_.execute(in.data(), out.data());
+}
+
+void AxisTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
+  if (method_ == TransformMethod::makhoul) return backward_makhoul(in, out);
+  timing::ScopedTimer timer("direct poisson fft");
+  from_coefficients_.execute(in.data(), out.data());
+}
+
+void AxisTransform::forward_makhoul(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
   const AxisKind kind = kind_;
   const int n = n_, m = m_, half = m_ / 2 + 1;
   const auto real = real_, spectrum = spectrum_, twiddles = forward_twiddles_;
-  const parallel::Plane rows{{0, 0}, {batch_, m}};
-  parallel::for_each("direct_poisson::forward_permute", rows, KOKKOS_LAMBDA(const long b, const long q) {
-    const double* row = in.data() + b * n;
-    real(b * m + q) = kind == AxisKind::periodic ? row[q] : extended(kind, row, n, permuted(m, static_cast<int>(q)));
-  });
+  parallel::for_each("direct_poisson::forward_permute", parallel::Plane{{0, 0}, {batch_, m}},
+                     KOKKOS_LAMBDA(const long b, const long q) {
+                       const double* row = in.data() + b * n;
+                       real(b * m + q) = kind == AxisKind::periodic ? row[q] : extended(kind, row, n, permuted(m, static_cast<int>(q)));
+                     });
   {
     timing::ScopedTimer timer("direct poisson fft");
     r2c_.execute(real.data(), spectrum.data());
@@ -98,11 +141,10 @@ void AxisTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<
                      KOKKOS_LAMBDA(const long b, const long s) {
                        const double* v = spectrum.data() + 2 * b * half;
                        double coefficient;
-                       if (kind == AxisKind::periodic) {
-                         const long k = (s + 1) / 2;
-                         coefficient = s == 0 ? v[0] : v[2 * k + (s % 2 ? 0 : 1)];
+                       if (kind == AxisKind::periodic) {  // half-complex: Re V_s, then Im V_(n-s)
+                         coefficient = 2 * s <= n ? v[2 * s] : v[2 * (n - s) + 1];
                        } else {
-                         const int j = dct_index(n, m, static_cast<int>(s));
+                         const int j = dct_index(kind, n, m, static_cast<int>(s));
                          // V_j for j > m/2 is conj(V_{m-j}) (a real sequence's spectrum).
                          const double re = j < half ? v[2 * j] : v[2 * (m - j)];
                          const double im = j < half ? v[2 * j + 1] : -v[2 * (m - j) + 1];
@@ -112,7 +154,7 @@ void AxisTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<
                      });
 }
 
-void AxisTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
+void AxisTransform::backward_makhoul(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
   const AxisKind kind = kind_;
   const int n = n_, m = m_, half = m_ / 2 + 1;
   const auto real = real_, spectrum = spectrum_, twiddles = backward_twiddles_;
@@ -121,16 +163,17 @@ void AxisTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View
                        const double* c = in.data() + b * n;
                        double* v = spectrum.data() + 2 * b * half;
                        if (kind == AxisKind::periodic) {
-                         v[2 * k] = k == 0 ? c[0] : c[2 * k - 1];
-                         v[2 * k + 1] = k > 0 && 2 * k < n ? c[2 * k] : 0.0;
+                         v[2 * k] = c[k];
+                         v[2 * k + 1] = k > 0 && 2 * k < n ? c[n - k] : 0.0;
                          return;
                        }
-                       // X_j of the length-m DCT-II: the slot holding j, 0 for indices no slot holds (j = m,
-                       // and the even ones of the mixed kinds, which the reflection makes vanish).
+                       // The DCT-II coefficient j of the length-m sequence, doubled as FFTW's are: the slot
+                       // holding j, 0 for indices no slot holds (j = m, and the even ones of the fourth kinds,
+                       // which the reflection makes vanish).
                        const auto dct = [&](long j) {
-                         if (j >= m) return 0.0;
-                         if (m == n) return c[j];
-                         return j % 2 ? c[(j - 1) / 2] : 0.0;
+                         if (j >= m || (m != n && j % 2 == 0)) return 0.0;
+                         const long q = m == n ? j : (j - 1) / 2;
+                         return c[alternating(kind) ? n - 1 - q : q];
                        };
                        const double a = dct(k), bb = dct(m - k);
                        const double cs = twiddles(2 * k), sn = twiddles(2 * k + 1);
@@ -142,7 +185,6 @@ void AxisTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View
     c2r_.execute(spectrum.data(), real.data());
     parallel::fence();
   }
-  const double scale = 1.0 / m;
   parallel::for_each("direct_poisson::backward_permute", parallel::Plane{{0, 0}, {batch_, n}},
                      KOKKOS_LAMBDA(const long b, const long p) {
                        double value;
@@ -153,7 +195,7 @@ void AxisTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View
                          value = real(b * m + q);
                          if (alternating(kind) && (p % 2)) value = -value;
                        }
-                       out(b * n + p) = scale * value;
+                       out(b * n + p) = value;
                      });
 }
 

@@ -1,24 +1,29 @@
 #pragma once
 // The transform that diagonalises the cell-centred second-difference operator along one axis, for each pair of
 // face conditions, applied to rows of a batch (each row contiguous). Its coefficients are real for every pair,
-// periodic included, so that the whole direct solve stays in real arithmetic:
-//   periodic                   DFT, in half-complex order (Re V0, Re V1, Im V1, Re V2, ...)  theta = 2 pi k / N
-//   zero gradient, zero gradient   DCT-II (inverse DCT-III)                                theta = pi s / N
-//   p = 0, p = 0                   DST-II, as a DCT-II of (-1)^n x, slots reversed          theta = pi (N - s) / N
-//   zero gradient, p = 0           DCT-IV, as the odd DCT-II modes of x extended to 2N by   theta = pi (s + 1/2) / N
-//                                  odd reflection about the p = 0 face
-//   p = 0, zero gradient           DST-IV, likewise from the even reflection about the      theta = pi (N - s - 1/2) / N
-//                                  zero-gradient face and a DST-II of length 2N
+// periodic included, so that the whole direct solve stays in real arithmetic. Slot s of a row holds FFTW's
+// real-to-real coefficient s (unnormalised, FFTW's definitions):
+//   periodic                        R2HC (r0, r1, ..., r_n/2, i_(n+1)/2-1, ..., i1)   theta = 2 pi k / n, k = s or n - s
+//   zero gradient, zero gradient    DCT-II (REDFT10; inverse REDFT01)                   theta = pi s / n
+//   p = 0, p = 0                    DST-II (RODFT10; inverse RODFT01)                   theta = pi (s + 1) / n
+//   zero gradient, p = 0            DCT-IV (REDFT11, its own inverse)                   theta = pi (s + 1/2) / n
+//   p = 0, zero gradient            DST-IV (RODFT11, its own inverse)                   theta = pi (s + 1/2) / n
 // with eigenvalue (2 - 2 cos theta) / h^2 of the negated operator (sparse::PoissonOperator). The mirror ghost
 // -p of a p = 0 face is what makes these exact.
 //
-// Each DCT-II of length M is one real-to-complex FFT of length M between a permutation and a twiddle (Makhoul
-// 1980, "A fast cosine transform in one and multiple dimensions", IEEE Trans. ASSP 28; CaNS does the same on
-// GPUs), so one code path serves FFTW on the host and cuFFT on CUDA through fft::LocalFFT: two Kokkos kernels
-// and one library call a direction. The mixed pairs cost a transform of twice the length.
+// Two ways to compute them, with the same coefficients:
+// - fftw_real_to_real: FFTW's kinds, one library call a direction (host memory only);
+// - makhoul: each DCT-II of length M as one real-to-complex FFT of length M between a permutation and a twiddle
+//   (Makhoul 1980, "A fast cosine transform in one and multiple dimensions", IEEE Trans. ASSP 28; CaNS does the
+//   same on GPUs): a DST-II is the reversed DCT-II of (-1)^n x, and the fourth kinds are the odd coefficients of
+//   the DCT-II of x reflected to length 2n about the p = 0 face (oddly) or the zero-gradient face (evenly).
+//   Through fft::LocalFFT it runs on cuFFT, which has no real-to-real kinds: two Kokkos kernels and one library
+//   call a direction.
 #include <Kokkos_Core.hpp>
 
+#include "parallel/device_memory.hpp"
 #include "solvers/common/fft/local_fft.hpp"
+#include "solvers/common/fft/real_to_real_rows.hpp"
 #include "solvers/common/sparse/poisson_operator.hpp"
 
 namespace meridian::direct_poisson {
@@ -28,27 +33,39 @@ enum class AxisKind { periodic, neumann_neumann, dirichlet_dirichlet, neumann_di
 // The kind of an axis: periodic, or from its (lower, upper) face conditions.
 AxisKind axis_kind(bool periodic, sparse::FaceCondition lower, sparse::FaceCondition upper);
 
+enum class TransformMethod { fftw_real_to_real, makhoul };
+// FFTW's kinds where the data live in host memory (two passes fewer a direction), Makhoul's on a GPU.
+inline constexpr TransformMethod default_transform_method =
+    parallel::device_memory_is_host ? TransformMethod::fftw_real_to_real : TransformMethod::makhoul;
+
 class AxisTransform {
  public:
   AxisTransform() = default;
-  // `batch` rows of n values; spacing h of the axis.
-  AxisTransform(AxisKind kind, int n, long batch, double spacing);
+  // `batch` rows of n values; spacing h of the axis. fftw_real_to_real needs host memory.
+  AxisTransform(AxisKind kind, int n, long batch, double spacing,
+                TransformMethod method = default_transform_method);
 
   // Row by row, from `in` to `out` (each batch x n values, rows contiguous); in and out may be the same view.
   void forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
-  // The exact inverse of forward (normalised).
+  // The inverse of forward, unnormalised as FFTW's: backward(forward(x)) = normalisation() x.
   void backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
+  double normalisation() const;
 
   // Per coefficient slot s (0..n-1), the eigenvalue (2 - 2 cos theta_s) / h^2, on the device.
   const Kokkos::View<double*>& eigenvalues() const { return eigenvalues_; }
   int length() const { return n_; }
 
  private:
+  void forward_makhoul(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
+  void backward_makhoul(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
+
   AxisKind kind_ = AxisKind::periodic;
-  int n_ = 0, m_ = 0;  // row length, FFT length (n, or 2n for the mixed pairs)
+  TransformMethod method_ = default_transform_method;
+  int n_ = 0, m_ = 0;  // row length, Makhoul's FFT length (n, or 2n for the fourth kinds)
   long batch_ = 0;
-  fft::LocalFFT r2c_, c2r_;
-  Kokkos::View<double*> real_, spectrum_;  // FFT input/output rows, made once
+  fft::RealToRealRows to_coefficients_, from_coefficients_;  // FFTW's
+  fft::LocalFFT r2c_, c2r_;                                  // Makhoul's
+  Kokkos::View<double*> real_, spectrum_;                    // Makhoul's FFT input/output rows, made once
   Kokkos::View<double*> eigenvalues_, forward_twiddles_, backward_twiddles_;
 };
 

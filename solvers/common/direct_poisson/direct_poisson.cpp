@@ -81,14 +81,14 @@ KOKKOS_INLINE_FUNCTION void remove_column_mean(double* column, long n, long stri
 
 // The Thomas algorithm down the slowest axis of `values` (n rows x `modes` columns, one system per mode), for
 // the operator's rows along that axis: -p_{k-1} / h^2 + (2 / h^2 + lambda) p_k - p_{k+1} / h^2, the first and
-// last rows with the face terms of their face conditions.
+// last rows with the face terms of their face conditions, for right-hand sides `scale` times those in `values`.
 // `pinned` (-1 where this rank has none) is the singular mode (lambda = 0 between two zero-gradient faces),
 // which no pivot-free elimination survives. A constant right-hand side reaches no other mode (the other
 // transform modes sum to zero), so removing this column's mean removes the right-hand side's; its last row then
 // becomes p = 0, and removing its solution's mean leaves the whole solution's mean zero.
 void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& work,
             const Kokkos::View<double*>& eigenvalues, long n, long modes, double h, FaceCondition lower,
-            FaceCondition upper, long pinned) {
+            FaceCondition upper, long pinned, double scale) {
   const double off = -1 / (h * h), centre = 2 / (h * h);
   const double low_end = lower == FaceCondition::zero_value ? 3 / (h * h) : 1 / (h * h);
   const double high_end = upper == FaceCondition::zero_value ? 3 / (h * h) : 1 / (h * h);
@@ -102,7 +102,7 @@ void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& wo
     for (long m = first; m < last; ++m) {
       const double denominator = m == skipped_first ? 1.0 : lambda[m] + (n == 1 ? low_end + high_end - centre : low_end);
       c[m] = off / denominator;
-      d[m] = m == skipped_first ? 0.0 : d[m] / denominator;
+      d[m] = m == skipped_first ? 0.0 : scale * d[m] / denominator;
     }
     for (long k = 1; k < n; ++k) {
       const long at = k * modes;
@@ -111,7 +111,7 @@ void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& wo
       for (long m = first; m < last; ++m) {
         const double denominator = m == skipped ? 1.0 : lambda[m] + diagonal - off * c[at - modes + m];
         c[at + m] = off / denominator;
-        d[at + m] = m == skipped ? 0.0 : (d[at + m] - off * d[at - modes + m]) / denominator;
+        d[at + m] = m == skipped ? 0.0 : (scale * d[at + m] - off * d[at - modes + m]) / denominator;
       }
     }
     for (long k = n - 2; k >= 0; --k)
@@ -120,11 +120,11 @@ void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& wo
   });
 }
 
-// Every value transformed along all three axes: divided by its eigenvalue; the zero mode (the mean, removed
-// already) stays 0.
-void divide(const Kokkos::View<double*>& values, const Kokkos::View<double*>& eigenvalues) {
+// Every value transformed along all three axes: times `scale`, divided by its eigenvalue; the zero mode (the
+// mean: the solution's is zero) becomes 0.
+void divide(const Kokkos::View<double*>& values, const Kokkos::View<double*>& eigenvalues, double scale) {
   Kokkos::parallel_for("direct_poisson::divide", Kokkos::RangePolicy<>(0, static_cast<long>(values.extent(0))),
-                       KOKKOS_LAMBDA(const long n) { values(n) = eigenvalues(n) > 0 ? values(n) / eigenvalues(n) : 0.0; });
+                       KOKKOS_LAMBDA(const long n) { values(n) = eigenvalues(n) > 0 ? scale * values(n) / eigenvalues(n) : 0.0; });
 }
 
 }  // namespace
@@ -196,6 +196,8 @@ DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::Po
         }
         eigenvalue[at] = sum;
       }
+  for (const Stage& stage : stages_)
+    if (stage.transform.length() > 0) scale_ /= stage.transform.normalisation();
   if (singular_ && !last_axis_transformed_)
     for (long m = 0; m < values; ++m)
       if (eigenvalue[m] == 0) pinned_mode_ = m;
@@ -225,13 +227,13 @@ void DirectPoisson::check_layout(const mesh::Decomposition& decomp) {
 void DirectPoisson::solve_last_axis() {
   const Stage& solved = stages_.back();
   if (last_axis_transformed_) {
-    divide(solved.values, mode_eigenvalues_);
+    divide(solved.values, mode_eigenvalues_, scale_);
     return;
   }
   const int last = dimensions_ == 3 ? 0 : 1, a = mesh_axis(last);
   const long n = solved.layout.box.count[last];
   thomas(solved.values, thomas_work_, mode_eigenvalues_, n, solved.layout.box.size() / n, problem_.spacing[a],
-         problem_.lower[a], problem_.upper[a], pinned_mode_);
+         problem_.lower[a], problem_.upper[a], pinned_mode_, scale_);
 }
 
 void DirectPoisson::solve(const sparse::Vector& b, const sparse::Vector& x) {

@@ -52,6 +52,7 @@ class DirectPoisson {
   std::vector<Stage> stages_;
   std::vector<PencilReshape> forward_, backward_;  // forward_[s]: into stage s; backward_[s]: out of it
   long pinned_mode_ = -1;  // this rank's singular mode of the last stage, if it holds it
+  double scale_ = 1;  // 1 / the transforms' normalisations: backward(forward(x)) = x / scale_
   Kokkos::View<double*> mode_eigenvalues_, thomas_work_;
 };
 

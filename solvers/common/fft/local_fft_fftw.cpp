@@ -8,13 +8,9 @@
 #include <utility>
 
 #include "solvers/common/fft/local_fft.hpp"
+#include "solvers/common/fft/real_to_real_rows.hpp"
 
 namespace meridian::fft {
-
-namespace {
-// FFTW's planner is not thread-safe; plans are made once, so a lock costs nothing.
-std::mutex planner_lock;
-}  // namespace
 
 // FFTW's SIMD codelets need arrays aligned as fftw_malloc aligns them; a plan made without
 // FFTW_UNALIGNED may run only on arrays with that alignment, and was measured 3.5x faster on the
@@ -69,7 +65,7 @@ std::pair<fftw_plan, fftw_plan> plan_both(int n, std::size_t values, PlanEffort 
   count_backend_allocation();
   const Scratch in(values), out(values);
   const unsigned flags = (effort == PlanEffort::measure ? FFTW_MEASURE : FFTW_ESTIMATE) | FFTW_PRESERVE_INPUT;
-  std::lock_guard<std::mutex> lock(planner_lock);
+  std::lock_guard<std::mutex> lock(fftw_planner_lock());
   const std::pair<fftw_plan, fftw_plan> plans{make(flags, in, out), make(flags | FFTW_UNALIGNED, in, out)};
   if (!plans.first || !plans.second)
     throw std::runtime_error("FFTW could not plan a transform of length " + std::to_string(n));
@@ -99,7 +95,7 @@ unsigned long long LocalFFT::library_bytes(Transform, Planes) { return 0; }
 
 LocalFFT::~LocalFFT() {
   if (!plan_) return;
-  std::lock_guard<std::mutex> lock(planner_lock);
+  std::lock_guard<std::mutex> lock(fftw_planner_lock());
   for (fftw_plan p : {plan_->aligned, plan_->unaligned})
     if (p) fftw_destroy_plan(p);
 }

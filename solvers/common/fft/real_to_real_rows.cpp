@@ -1,0 +1,80 @@
+#include "solvers/common/fft/real_to_real_rows.hpp"
+
+#include <fftw3.h>
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include "solvers/common/fft/local_fft.hpp"
+
+namespace meridian::fft {
+
+std::mutex& fftw_planner_lock() {
+  static std::mutex lock;
+  return lock;
+}
+
+// FFTW runs a plan only on arrays like those it was made for: in place or not, SIMD-aligned or not.
+// Indexed [in place][unaligned].
+struct RealToRealRows::Plans {
+  std::array<std::array<fftw_plan, 2>, 2> plan{};
+  ~Plans() {
+    std::lock_guard<std::mutex> lock(fftw_planner_lock());
+    for (auto& row : plan)
+      for (fftw_plan p : row)
+        if (p) fftw_destroy_plan(p);
+  }
+};
+
+namespace {
+
+fftw_r2r_kind fftw_kind(RealKind kind) {
+  switch (kind) {
+    case RealKind::r2hc: return FFTW_R2HC;
+    case RealKind::hc2r: return FFTW_HC2R;
+    case RealKind::redft10: return FFTW_REDFT10;
+    case RealKind::redft01: return FFTW_REDFT01;
+    case RealKind::rodft10: return FFTW_RODFT10;
+    case RealKind::rodft01: return FFTW_RODFT01;
+    case RealKind::redft11: return FFTW_REDFT11;
+    case RealKind::rodft11: return FFTW_RODFT11;
+  }
+  return FFTW_R2HC;
+}
+
+}  // namespace
+
+RealToRealRows::RealToRealRows(RealKind kind, int n, int batch) : plans_(std::make_unique<Plans>()) {
+  count_backend_allocation();
+  const fftw_r2r_kind fftw = fftw_kind(kind);
+  const std::size_t values = static_cast<std::size_t>(n) * static_cast<std::size_t>(batch);
+  double* in = fftw_alloc_real(values);
+  double* out = fftw_alloc_real(values);
+  {
+    std::lock_guard<std::mutex> lock(fftw_planner_lock());
+    for (int in_place = 0; in_place < 2; ++in_place)
+      for (int unaligned = 0; unaligned < 2; ++unaligned)
+        plans_->plan[in_place][unaligned] =
+            fftw_plan_many_r2r(1, &n, batch, in, nullptr, 1, n, in_place ? in : out, nullptr, 1, n, &fftw,
+                               FFTW_ESTIMATE | FFTW_PRESERVE_INPUT | (unaligned ? FFTW_UNALIGNED : 0U));
+  }
+  fftw_free(in);
+  fftw_free(out);
+  for (const auto& row : plans_->plan)
+    for (fftw_plan p : row)
+      if (!p) throw std::runtime_error("FFTW could not plan a real-to-real transform of length " + std::to_string(n));
+}
+
+RealToRealRows::RealToRealRows() = default;
+RealToRealRows::~RealToRealRows() = default;
+RealToRealRows::RealToRealRows(RealToRealRows&&) noexcept = default;
+RealToRealRows& RealToRealRows::operator=(RealToRealRows&&) noexcept = default;
+
+void RealToRealRows::execute(const double* in, double* out) const {
+  auto* input = const_cast<double*>(in);  // FFTW's new-array execute takes non-const input
+  const bool aligned = fftw_alignment_of(input) == 0 && fftw_alignment_of(out) == 0;
+  fftw_execute_r2r(plans_->plan[in == out][aligned ? 0 : 1], input, out);
+}
+
+}  // namespace meridian::fft
