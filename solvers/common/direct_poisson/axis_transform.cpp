@@ -64,80 +64,23 @@ KOKKOS_INLINE_FUNCTION int dct_index(AxisKind kind, int n, int m, int s) {
   return m == n ? q : 2 * q + 1;
 }
 
-}  // namespace
-
-AxisKind axis_kind(bool periodic, sparse::FaceCondition lower, sparse::FaceCondition upper) {
-  using sparse::FaceCondition;
-  if (periodic) return AxisKind::periodic;
-  if (lower == FaceCondition::zero_gradient)
-    return upper == FaceCondition::zero_gradient ? AxisKind::neumann_neumann : AxisKind::neumann_dirichlet;
-  return upper == FaceCondition::zero_gradient ? AxisKind::dirichlet_neumann : AxisKind::dirichlet_dirichlet;
-}
-
-AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, TransformMethod method)
-    : kind_(kind), method_(method), n_(n), m_(mixed(kind) ? 2 * n : n), batch_(batch) {
-  if (n < 1 || batch < 1 || !(spacing > 0))
-    throw std::invalid_argument("AxisTransform: needs n >= 1, batch >= 1 and spacing > 0 (got " + std::to_string(n) +
-                                ", " + std::to_string(batch) + ", " + std::to_string(spacing) + ")");
-  std::vector<double> lambda(static_cast<std::size_t>(n));
-  for (int s = 0; s < n; ++s) lambda[s] = (2 - 2 * std::cos(theta(kind, n, s))) / (spacing * spacing);
-  eigenvalues_ = parallel::device_copy("direct_poisson::eigenvalues", lambda);
-  if (method == TransformMethod::fftw_real_to_real) {
-    if (!parallel::device_memory_is_host)
-      throw std::invalid_argument("AxisTransform: FFTW's real-to-real kinds need the data in host memory");
-    const FftwPair kinds = fftw_pair(kind);
-    to_coefficients_ = fft::RealToRealRows(kinds.forward, n, static_cast<int>(batch));
-    from_coefficients_ = fft::RealToRealRows(kinds.backward, n, static_cast<int>(batch));
-    return;
-  }
-  r2c_ = fft::LocalFFT(fft::Transform::real_to_complex, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
-  c2r_ = fft::LocalFFT(fft::Transform::complex_to_real, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
-  real_ = Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m_));
-  spectrum_ = Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * (m_ / 2 + 1)));
-  // The twiddles (w cos phi, w sin phi) for each slot going forward, w = 2 where FFTW's definition doubles the
-  // DCT-II's (the fourth kinds' reflection doubles it already), and (cos phi, sin phi) for each spectrum entry
-  // going back; made once (evaluating them in the kernels took an eighth of a solve).
-  std::vector<double> forward(2 * static_cast<std::size_t>(n)), backward(2 * static_cast<std::size_t>(m_ / 2 + 1));
-  const double weight = kind == AxisKind::periodic || mixed(kind) ? 1.0 : 2.0;
-  for (int s = 0; s < n; ++s) {
-    const double phi = pi * dct_index(kind, n, m_, s) / (2.0 * m_);
-    forward[2 * s] = weight * std::cos(phi), forward[2 * s + 1] = weight * std::sin(phi);
-  }
-  for (int k = 0; k <= m_ / 2; ++k)
-    backward[2 * k] = std::cos(pi * k / (2.0 * m_)), backward[2 * k + 1] = std::sin(pi * k / (2.0 * m_));
-  forward_twiddles_ = parallel::device_copy("direct_poisson::forward_twiddles", forward);
-  backward_twiddles_ = parallel::device_copy("direct_poisson::backward_twiddles", backward);
-}
-
-double AxisTransform::normalisation() const { return kind_ == AxisKind::periodic ? n_ : 2.0 * n_; }
-
-void AxisTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
-  if (method_ == TransformMethod::makhoul) return forward_makhoul(in, out);
-  timing::ScopedTimer timer("direct poisson fft");
-  to_coefficients_.execute(in.data(), out.data());
-}
-
-void AxisTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
-  if (method_ == TransformMethod::makhoul) return backward_makhoul(in, out);
-  timing::ScopedTimer timer("direct poisson fft");
-  from_coefficients_.execute(in.data(), out.data());
-}
-
-void AxisTransform::forward_makhoul(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
-  const AxisKind kind = kind_;
-  const int n = n_, m = m_, half = m_ / 2 + 1;
-  const auto real = real_, spectrum = spectrum_, twiddles = forward_twiddles_;
-  parallel::for_each("direct_poisson::forward_permute", parallel::Plane{{0, 0}, {batch_, m}},
+// Makhoul's forward transform of `batch` rows: permute into `real`, FFT into `spectrum`, twiddle into `out`.
+void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos::View<double*>& in,
+                     const Kokkos::View<double*>& out) {
+  const AxisKind kind = rows.kind;
+  const int n = rows.n, m = rows.m, half = rows.m / 2 + 1;
+  const auto real = rows.real, spectrum = rows.spectrum, twiddles = rows.forward_twiddles;
+  parallel::for_each("direct_poisson::forward_permute", parallel::Plane{{0, 0}, {rows.batch, m}},
                      KOKKOS_LAMBDA(const long b, const long q) {
                        const double* row = in.data() + b * n;
                        real(b * m + q) = kind == AxisKind::periodic ? row[q] : extended(kind, row, n, permuted(m, static_cast<int>(q)));
                      });
   {
     timing::ScopedTimer timer("direct poisson fft");
-    r2c_.execute(real.data(), spectrum.data());
+    r2c.execute(real.data(), spectrum.data());
     parallel::fence();
   }
-  parallel::for_each("direct_poisson::forward_twiddle", parallel::Plane{{0, 0}, {batch_, n}},
+  parallel::for_each("direct_poisson::forward_twiddle", parallel::Plane{{0, 0}, {rows.batch, n}},
                      KOKKOS_LAMBDA(const long b, const long s) {
                        const double* v = spectrum.data() + 2 * b * half;
                        double coefficient;
@@ -154,11 +97,13 @@ void AxisTransform::forward_makhoul(const Kokkos::View<double*>& in, const Kokko
                      });
 }
 
-void AxisTransform::backward_makhoul(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
-  const AxisKind kind = kind_;
-  const int n = n_, m = m_, half = m_ / 2 + 1;
-  const auto real = real_, spectrum = spectrum_, twiddles = backward_twiddles_;
-  parallel::for_each("direct_poisson::backward_twiddle", parallel::Plane{{0, 0}, {batch_, half}},
+// Its inverse, unnormalised: twiddle into `spectrum`, inverse FFT into `real`, permute into `out`.
+void backward_makhoul(const Makhoul& rows, const fft::LocalFFT& c2r, const Kokkos::View<double*>& in,
+                      const Kokkos::View<double*>& out) {
+  const AxisKind kind = rows.kind;
+  const int n = rows.n, m = rows.m, half = rows.m / 2 + 1;
+  const auto real = rows.real, spectrum = rows.spectrum, twiddles = rows.backward_twiddles;
+  parallel::for_each("direct_poisson::backward_twiddle", parallel::Plane{{0, 0}, {rows.batch, half}},
                      KOKKOS_LAMBDA(const long b, const long k) {
                        const double* c = in.data() + b * n;
                        double* v = spectrum.data() + 2 * b * half;
@@ -182,10 +127,10 @@ void AxisTransform::backward_makhoul(const Kokkos::View<double*>& in, const Kokk
                      });
   {
     timing::ScopedTimer timer("direct poisson fft");
-    c2r_.execute(spectrum.data(), real.data());
+    c2r.execute(spectrum.data(), real.data());
     parallel::fence();
   }
-  parallel::for_each("direct_poisson::backward_permute", parallel::Plane{{0, 0}, {batch_, n}},
+  parallel::for_each("direct_poisson::backward_permute", parallel::Plane{{0, 0}, {rows.batch, n}},
                      KOKKOS_LAMBDA(const long b, const long p) {
                        double value;
                        if (kind == AxisKind::periodic) {
@@ -197,6 +142,66 @@ void AxisTransform::backward_makhoul(const Kokkos::View<double*>& in, const Kokk
                        }
                        out(b * n + p) = value;
                      });
+}
+
+}  // namespace
+
+AxisKind axis_kind(bool periodic, sparse::FaceCondition lower, sparse::FaceCondition upper) {
+  using sparse::FaceCondition;
+  if (periodic) return AxisKind::periodic;
+  if (lower == FaceCondition::zero_gradient)
+    return upper == FaceCondition::zero_gradient ? AxisKind::neumann_neumann : AxisKind::neumann_dirichlet;
+  return upper == FaceCondition::zero_gradient ? AxisKind::dirichlet_neumann : AxisKind::dirichlet_dirichlet;
+}
+
+AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, TransformMethod method)
+    : kind_(kind), method_(method), n_(n), m_(mixed(kind) ? 2 * n : n) {
+  if (n < 1 || batch < 1 || !(spacing > 0))
+    throw std::invalid_argument("AxisTransform: needs n >= 1, batch >= 1 and spacing > 0 (got " + std::to_string(n) +
+                                ", " + std::to_string(batch) + ", " + std::to_string(spacing) + ")");
+  std::vector<double> lambda(static_cast<std::size_t>(n));
+  for (int s = 0; s < n; ++s) lambda[s] = (2 - 2 * std::cos(theta(kind, n, s))) / (spacing * spacing);
+  eigenvalues_ = parallel::device_copy("direct_poisson::eigenvalues", lambda);
+  if (method == TransformMethod::fftw_real_to_real) {
+    if (!parallel::device_memory_is_host)
+      throw std::invalid_argument("AxisTransform: FFTW's real-to-real kinds need the data in host memory");
+    const FftwPair kinds = fftw_pair(kind);
+    to_coefficients_ = fft::RealToRealRows(kinds.forward, n, static_cast<int>(batch));
+    from_coefficients_ = fft::RealToRealRows(kinds.backward, n, static_cast<int>(batch));
+    return;
+  }
+  r2c_ = fft::LocalFFT(fft::Transform::real_to_complex, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
+  c2r_ = fft::LocalFFT(fft::Transform::complex_to_real, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
+  makhoul_ = {kind, n, m_, batch, Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m_)),
+              Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * (m_ / 2 + 1))),
+              {}, {}};
+  // The twiddles (w cos phi, w sin phi) for each slot going forward, w = 2 where FFTW's definition doubles the
+  // DCT-II's (the fourth kinds' reflection doubles it already), and (cos phi, sin phi) for each spectrum entry
+  // going back; made once (evaluating them in the kernels took an eighth of a solve).
+  std::vector<double> forward(2 * static_cast<std::size_t>(n)), backward(2 * static_cast<std::size_t>(m_ / 2 + 1));
+  const double weight = kind == AxisKind::periodic || mixed(kind) ? 1.0 : 2.0;
+  for (int s = 0; s < n; ++s) {
+    const double phi = pi * dct_index(kind, n, m_, s) / (2.0 * m_);
+    forward[2 * s] = weight * std::cos(phi), forward[2 * s + 1] = weight * std::sin(phi);
+  }
+  for (int k = 0; k <= m_ / 2; ++k)
+    backward[2 * k] = std::cos(pi * k / (2.0 * m_)), backward[2 * k + 1] = std::sin(pi * k / (2.0 * m_));
+  makhoul_.forward_twiddles = parallel::device_copy("direct_poisson::forward_twiddles", forward);
+  makhoul_.backward_twiddles = parallel::device_copy("direct_poisson::backward_twiddles", backward);
+}
+
+double AxisTransform::normalisation() const { return kind_ == AxisKind::periodic ? n_ : 2.0 * n_; }
+
+void AxisTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
+  if (method_ == TransformMethod::makhoul) return forward_makhoul(makhoul_, r2c_, in, out);
+  timing::ScopedTimer timer("direct poisson fft");
+  to_coefficients_.execute(in.data(), out.data());
+}
+
+void AxisTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
+  if (method_ == TransformMethod::makhoul) return backward_makhoul(makhoul_, c2r_, in, out);
+  timing::ScopedTimer timer("direct poisson fft");
+  from_coefficients_.execute(in.data(), out.data());
 }
 
 }  // namespace meridian::direct_poisson

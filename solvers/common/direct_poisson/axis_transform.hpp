@@ -38,6 +38,14 @@ enum class TransformMethod { fftw_real_to_real, makhoul };
 inline constexpr TransformMethod default_transform_method =
     parallel::device_memory_is_host ? TransformMethod::fftw_real_to_real : TransformMethod::makhoul;
 
+// Makhoul's form of a transform: its rows, its FFT's input and output rows (made once) and its twiddles.
+struct Makhoul {
+  AxisKind kind = AxisKind::periodic;
+  int n = 0, m = 0;  // row length, FFT length (n, or 2n for the fourth kinds)
+  long batch = 0;
+  Kokkos::View<double*> real, spectrum, forward_twiddles, backward_twiddles;
+};
+
 class AxisTransform {
  public:
   AxisTransform() = default;
@@ -56,17 +64,13 @@ class AxisTransform {
   int length() const { return n_; }
 
  private:
-  void forward_makhoul(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
-  void backward_makhoul(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
-
   AxisKind kind_ = AxisKind::periodic;
   TransformMethod method_ = default_transform_method;
   int n_ = 0, m_ = 0;  // row length, Makhoul's FFT length (n, or 2n for the fourth kinds)
-  long batch_ = 0;
   fft::RealToRealRows to_coefficients_, from_coefficients_;  // FFTW's
-  fft::LocalFFT r2c_, c2r_;                                  // Makhoul's
-  Kokkos::View<double*> real_, spectrum_;                    // Makhoul's FFT input/output rows, made once
-  Kokkos::View<double*> eigenvalues_, forward_twiddles_, backward_twiddles_;
+  Makhoul makhoul_;
+  fft::LocalFFT r2c_, c2r_;
+  Kokkos::View<double*> eigenvalues_;
 };
 
 }  // namespace meridian::direct_poisson

@@ -72,54 +72,6 @@ std::array<int, 3> order_ending_with(int contiguous) {
   return order;
 }
 
-// Removes the mean of n values `stride` apart.
-KOKKOS_INLINE_FUNCTION void remove_column_mean(double* column, long n, long stride) {
-  double sum = 0;
-  for (long k = 0; k < n; ++k) sum += column[k * stride];
-  for (long k = 0; k < n; ++k) column[k * stride] -= sum / static_cast<double>(n);
-}
-
-// The Thomas algorithm down the slowest axis of `values` (n rows x `modes` columns, one system per mode), for
-// the operator's rows along that axis: -p_{k-1} / h^2 + (2 / h^2 + lambda) p_k - p_{k+1} / h^2, the first and
-// last rows with the face terms of their face conditions, for right-hand sides `scale` times those in `values`.
-// `pinned` (-1 where this rank has none) is the singular mode (lambda = 0 between two zero-gradient faces),
-// which no pivot-free elimination survives. A constant right-hand side reaches no other mode (the other
-// transform modes sum to zero), so removing this column's mean removes the right-hand side's; its last row then
-// becomes p = 0, and removing its solution's mean leaves the whole solution's mean zero.
-void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& work,
-            const Kokkos::View<double*>& eigenvalues, long n, long modes, double h, FaceCondition lower,
-            FaceCondition upper, long pinned, double scale) {
-  const double off = -1 / (h * h), centre = 2 / (h * h);
-  const double low_end = lower == FaceCondition::zero_value ? 3 / (h * h) : 1 / (h * h);
-  const double high_end = upper == FaceCondition::zero_value ? 3 / (h * h) : 1 / (h * h);
-  double* d = values.data();
-  double* c = work.data();
-  const double* lambda = eigenvalues.data();
-  parallel::for_each_column_block("direct_poisson::thomas", modes, KOKKOS_LAMBDA(const long first, const long last) {
-    const bool holds_pin = first <= pinned && pinned < last;
-    if (holds_pin) remove_column_mean(d + pinned, n, modes);
-    const long skipped_first = n == 1 ? pinned : -1;
-    for (long m = first; m < last; ++m) {
-      const double denominator = m == skipped_first ? 1.0 : lambda[m] + (n == 1 ? low_end + high_end - centre : low_end);
-      c[m] = off / denominator;
-      d[m] = m == skipped_first ? 0.0 : scale * d[m] / denominator;
-    }
-    for (long k = 1; k < n; ++k) {
-      const long at = k * modes;
-      const double diagonal = k == n - 1 ? high_end : centre;
-      const long skipped = k == n - 1 ? pinned : -1;  // the pinned mode's last row is p = 0
-      for (long m = first; m < last; ++m) {
-        const double denominator = m == skipped ? 1.0 : lambda[m] + diagonal - off * c[at - modes + m];
-        c[at + m] = off / denominator;
-        d[at + m] = m == skipped ? 0.0 : (scale * d[at + m] - off * d[at - modes + m]) / denominator;
-      }
-    }
-    for (long k = n - 2; k >= 0; --k)
-      for (long m = first; m < last; ++m) d[k * modes + m] -= c[k * modes + m] * d[(k + 1) * modes + m];
-    if (holds_pin) remove_column_mean(d + pinned, n, modes);
-  });
-}
-
 // Every value transformed along all three axes: times `scale`, divided by its eigenvalue; the zero mode (the
 // mean: the solution's is zero) becomes 0.
 void divide(const Kokkos::View<double*>& values, const Kokkos::View<double*>& eigenvalues, double scale) {
@@ -130,7 +82,7 @@ void divide(const Kokkos::View<double*>& values, const Kokkos::View<double*>& ei
 }  // namespace
 
 DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
-                             mesh::MessagePath path)
+                             mesh::MessagePath path, TridiagonalSolver tridiagonal)
     : decomp_(decomp), problem_(problem), dimensions_(decomp.dimensions()) {
   check_layout(decomp);
   const std::array<long, 3> cells{decomp.global_cells(2), decomp.global_cells(1), decomp.global_cells(0)};
@@ -202,7 +154,11 @@ DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::Po
     for (long m = 0; m < values; ++m)
       if (eigenvalue[m] == 0) pinned_mode_ = m;
   mode_eigenvalues_ = parallel::device_copy("direct_poisson::mode_eigenvalues", eigenvalue);
-  if (!last_axis_transformed_) thomas_work_ = Kokkos::View<double*>("direct_poisson::thomas", box.size());
+  if (!last_axis_transformed_) {
+    const int a = mesh_axis(last);
+    mode_systems_ = std::make_unique<ModeSystems>(box.count[last], values, problem.spacing[a], problem.lower[a],
+                                                  problem.upper[a], mode_eigenvalues_, pinned_mode_, scale_, tridiagonal);
+  }
 }
 
 void DirectPoisson::check_layout(const mesh::Decomposition& decomp) {
@@ -230,10 +186,7 @@ void DirectPoisson::solve_last_axis() {
     divide(solved.values, mode_eigenvalues_, scale_);
     return;
   }
-  const int last = dimensions_ == 3 ? 0 : 1, a = mesh_axis(last);
-  const long n = solved.layout.box.count[last];
-  thomas(solved.values, thomas_work_, mode_eigenvalues_, n, solved.layout.box.size() / n, problem_.spacing[a],
-         problem_.lower[a], problem_.upper[a], pinned_mode_, scale_);
+  mode_systems_->solve(solved.values);
 }
 
 void DirectPoisson::solve(const sparse::Vector& b, const sparse::Vector& x) {

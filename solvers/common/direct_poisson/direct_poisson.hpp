@@ -2,21 +2,22 @@
 // A direct solver for sparse::PoissonOperator's operator (the negated cell-centred Laplacian with per-axis face
 // conditions on a uniform grid per axis), as CaNS solves it (Costa 2018, Comput. Math. Appl. 76): the operator
 // is diagonalised by a real transform along x and (in 3-D) y (axis_transform.hpp), which leaves one
-// tridiagonal system per mode along the last axis (z in 3-D, y in 2-D), solved by the Thomas algorithm, one
-// thread per mode. Where the last axis is periodic it is transformed too and the solve is a division.
+// tridiagonal system per mode along the last axis (z in 3-D, y in 2-D; mode_systems.hpp: a Kokkos Thomas kernel,
+// or cuSPARSE's batched solver on a GPU). Where the last axis is periodic it is transformed too and the solve is
+// a division.
 // O(N log N) and exact to round-off: no iterations, no tolerance.
 //
 // The right-hand side and the solution stay on mesh/'s blocks (row order, x fastest); the solver moves them to
 // x-pencils, y-pencils and last-axis pencils and back itself (pencil_reshape.hpp), on a process grid of its own
 // (p1 x p2 = the ranks; 2-D: 1 x ranks); where a step leaves every value in place (one rank, or blocks that
 // are already pencils) it moves nothing. With no face holding p = 0 the operator is singular (the constants):
-// the zero mode's tridiagonal system, which no pivot-free elimination survives, has its right-hand side's mean
-// removed (which removes the whole right-hand side's), takes p = 0 in its last cell instead of its last
-// equation, and has its solution's mean removed (the solution's, as sparse::ConjugateGradient returns it).
+// the solution returned has zero mean, as sparse::ConjugateGradient returns it (mode_systems.hpp says how).
+#include <memory>
 #include <vector>
 
 #include "mesh/decomposition.hpp"
 #include "solvers/common/direct_poisson/axis_transform.hpp"
+#include "solvers/common/direct_poisson/mode_systems.hpp"
 #include "solvers/common/direct_poisson/pencil_reshape.hpp"
 #include "solvers/common/sparse/poisson_operator.hpp"
 
@@ -27,7 +28,8 @@ class DirectPoisson {
   // `decomp` must outlive the solver. Throws mesh::DecompositionError where the ranks cannot form pencils of
   // at least one cell a side on this grid.
   DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
-                mesh::MessagePath path = mesh::default_message_path());
+                mesh::MessagePath path = mesh::default_message_path(),
+                TridiagonalSolver tridiagonal = TridiagonalSolver::thomas);
   // The constructor's check that every pencil of this grid has a cell on each of decomp's ranks (throws
   // mesh::DecompositionError, saying which axis is too short), without planning.
   static void check_layout(const mesh::Decomposition& decomp);
@@ -53,7 +55,8 @@ class DirectPoisson {
   std::vector<PencilReshape> forward_, backward_;  // forward_[s]: into stage s; backward_[s]: out of it
   long pinned_mode_ = -1;  // this rank's singular mode of the last stage, if it holds it
   double scale_ = 1;  // 1 / the transforms' normalisations: backward(forward(x)) = x / scale_
-  Kokkos::View<double*> mode_eigenvalues_, thomas_work_;
+  Kokkos::View<double*> mode_eigenvalues_;
+  std::unique_ptr<ModeSystems> mode_systems_;  // where the last axis is not transformed
 };
 
 }  // namespace meridian::direct_poisson
