@@ -1,5 +1,6 @@
 // Time per pressure Poisson solve against grid size: the direct solver (solvers/common/direct_poisson) and CG
-// with the Jacobi and with the multigrid preconditioner (solvers/common/sparse), the figures
+// with the Jacobi and with the multigrid preconditioner (solvers/common/sparse), and where the build has it (Kokkos
+// CUDA) the direct solver with cuSPARSE's tridiagonal solve in place of its Thomas kernel, the figures
 // bench/poisson_benchmark.sh tabulates and fits, beside Meridian's own distributed FFT forward + backward pair
 // on the same grid (fft::DistributedFFT, the cost the direct solve is held to). The problem is the projection
 // solver's: the cell-centred Laplacian on the unit square (cube) with walls all round (singular, the null space
@@ -7,7 +8,7 @@
 // Runs on any number of MPI ranks (mpirun); rank 0 prints.
 //
 // Prints one line per grid and solver:
-//   solve <direct|jacobi|multigrid> <n> <cells> <iterations> <seconds per solve> <max error against the exact solution>
+//   solve <direct|direct-cusparse|jacobi|multigrid> <n> <cells> <iterations> <seconds per solve> <max error against the exact solution>
 //   fft_pair <n> <cells> <seconds per forward + backward pair>
 //
 // usage: poisson_benchmark [--dimensions D] [--smallest N] [--largest N] [--jacobi-largest N]
@@ -43,7 +44,7 @@ struct Options {
   int repetitions = 3;
 };
 
-enum class Solver { direct, jacobi, multigrid };
+enum class Solver { direct, direct_cusparse, jacobi, multigrid };
 
 constexpr bench::Usage usage{"poisson_benchmark",
                              "poisson_benchmark [--dimensions D] [--smallest N] [--largest N] [--jacobi-largest N] "
@@ -67,7 +68,13 @@ Options parse_options(int argc, char** argv) {
 long row_count(long n, int dimensions);
 
 const char* name_of(Solver solver) {
-  return solver == Solver::direct ? "direct" : solver == Solver::jacobi ? "jacobi" : "multigrid";
+  switch (solver) {
+    case Solver::direct: return "direct";
+    case Solver::direct_cusparse: return "direct-cusparse";
+    case Solver::jacobi: return "jacobi";
+    case Solver::multigrid: return "multigrid";
+  }
+  return "";
 }
 
 void run(long n, int dimensions, Solver solver, int repetitions, int rank) {
@@ -83,8 +90,10 @@ void run(long n, int dimensions, Solver solver, int repetitions, int rank) {
   sparse::PoissonOperator op(d, problem);
   std::unique_ptr<sparse::ConjugateGradient> cg;
   std::unique_ptr<direct_poisson::DirectPoisson> direct;
-  if (solver == Solver::direct)
-    direct = std::make_unique<direct_poisson::DirectPoisson>(d, problem);
+  if (solver == Solver::direct || solver == Solver::direct_cusparse)
+    direct = std::make_unique<direct_poisson::DirectPoisson>(
+        d, problem, mesh::default_message_path(),
+        solver == Solver::direct ? direct_poisson::TridiagonalSolver::thomas : direct_poisson::TridiagonalSolver::cusparse);
   else
     cg = std::make_unique<sparse::ConjugateGradient>(
         op, d, problem, solver == Solver::jacobi ? sparse::Preconditioner::jacobi : sparse::Preconditioner::multigrid);
@@ -148,6 +157,8 @@ int main(int argc, char** argv) {
     for (long n = o.smallest; n <= o.largest; n *= 2) {
       run_fft_pair(n, o.dimensions, o.repetitions, rank);
       run(n, o.dimensions, Solver::direct, o.repetitions, rank);
+      if (meridian::direct_poisson::available(meridian::direct_poisson::TridiagonalSolver::cusparse))
+        run(n, o.dimensions, Solver::direct_cusparse, o.repetitions, rank);
       if (n <= o.jacobi_largest) run(n, o.dimensions, Solver::jacobi, o.repetitions, rank);
       if (n <= o.multigrid_largest) run(n, o.dimensions, Solver::multigrid, o.repetitions, rank);
     }

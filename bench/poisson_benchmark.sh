@@ -15,10 +15,13 @@
 #   ratio poisson-<solver>-time-exponent <fit>
 #   ratio poisson-multigrid-iterations-spread <most - fewest iterations over the grids>
 #   ratio poisson-direct-over-fft-pair <largest of the direct solve's time / the FFT pair's over the grids>
+# and in 3-D a line per grid with plain FFTW's r2c + c2r pair (bench/fftw_reference, one core, FFTW_ESTIMATE) and
+# the FFT pair's and the direct solve's time over it.
 # and, where a Python with matplotlib is found, the log-log plot in POISSON_PLOT.
 #
 # usage: bench/poisson_benchmark.sh [BUILD_DIR]      (BUILD_DIR default: build/release in the repository)
 # environment: POISSON_BENCHMARK  poisson_benchmark binary  (default BUILD_DIR/bench/poisson_benchmark)
+#              FFTW_REFERENCE     fftw_reference binary     (default BUILD_DIR/bench/fftw_reference; 3-D only)
 #              MERIDIAN           meridian binary           (default BUILD_DIR/apps/meridian; only checked)
 #              RANKS              MPI ranks                 (default 1)
 #              DIMENSIONS         2 (32^2 ... 2048^2, default) or 3 (32^3 ... 256^3)
@@ -55,6 +58,20 @@ awk '$1 == "fft_pair" { pair[$2] = $4 }
   $1 == "solve" && $2 == "direct" { r = $6 / pair[$3]; if (r > worst) worst = r }
   END { printf "\nratio poisson-direct-over-fft-pair %.3f\n", worst }' "$solves"
 awk '$1 == "fft_pair" { printf "%-10s %6d %10d %6s %12.4e\n", "fft pair", $2, $3, "-", $4 }' "$solves"
+# In 3-D, the FFT pair beside plain FFTW's (bench/fftw_reference: one 3-D r2c + c2r on one core, FFTW_ESTIMATE as
+# the solver plans), so that the direct solve's cost can be read against the library's own.
+if [[ $dimensions == 3 ]]; then
+  fftw_reference=$(bench_binary fftw_reference)
+  for ((n = 32; n <= 256; n *= 2)); do
+    timeout "$run_timeout_seconds" "$fftw_reference" "$n" --repetitions 3 >"$work_dir/fftw_$n.out" ||
+      bench_fail_with_log "fftw_reference $n failed or timed out:" "$work_dir/fftw_$n.out"
+    awk -v n="$n" '$1 == "fftw_r2c_c2r_estimate_seconds" { print "fftw", n, $2 }' "$work_dir/fftw_$n.out" >>"$solves"
+  done
+  awk '$1 == "fft_pair" { pair[$2] = $4 } $1 == "fftw" { fftw[$2] = $3 }
+    $1 == "solve" && $2 == "direct" { direct[$3] = $6 }
+    END { for (n in fftw) if (n in pair) printf "%-10s %6d %10d %6s %12.4e  fft pair / fftw %.2f, direct / fftw %.2f\n",
+            "fftw", n, n * n * n, "-", fftw[n], pair[n] / fftw[n], direct[n] / fftw[n] }' "$solves" | sort -k2 -n
+fi
 echo
 # Least-squares slope of log(seconds) against log(cells), and the spread of multigrid's iteration counts.
 awk '$1 == "solve" {
