@@ -12,7 +12,8 @@
 # Times are in units of L/U for both (for icoFoam 0.1 s).
 #
 # What it measures, for each code:
-#   s/step      meridian: the step's phases (compute + halo exchange) of its run summary over its steps;
+#   s/step      meridian: the step's phases (compute, halo exchange, pressure and viscous solves) of its run
+#               summary over its steps;
 #               icoFoam: its ClockTime (wall seconds, whole ones; its ExecutionTime is CPU time, which leaves out
 #               the time other work takes the core; used only when the run is under 10 s) from the first step to the last over the steps between (its writes
 #               included, its start-up left out)
@@ -41,19 +42,9 @@
 #              BENCH_TIMEOUT     seconds allowed per run     (default 600)
 set -euo pipefail
 
-grid=128
-arguments=()
-while [[ $# -gt 0 ]]; do
-  case $1 in
-    --grid) grid=${2:?--grid needs a number of cells}; shift 2 ;;
-    --grid=*) grid=${1#--grid=}; shift ;;
-    *) arguments+=("$1"); shift ;;
-  esac
-done
-[[ $grid =~ ^[0-9]+$ && $grid -ge 8 ]] || { echo "cavity_icofoam_benchmark.sh: --grid $grid: need N >= 8" >&2; exit 2; }
-
 # shellcheck source=common.sh source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_grid_option "${BASH_SOURCE[0]}" 128 "$@"
 bench_setup "${BASH_SOURCE[0]}" "" "${arguments[@]}"
 end_time=${END_TIME:-25}
 output_every=${OUTPUT_EVERY:-0.5}
@@ -79,8 +70,7 @@ bench_run_meridian meridian "cavity $grid^2 to t = $end_time" 1 "$deck" --set me
   --set run.checkpoint_every_minutes=0 --set run.progress_every=1000000 --set run.diagnostics_every=1000
 wall[meridian]=$(awk -v start="$start" -v end="$(date +%s.%N)" 'BEGIN { printf "%.1f", end - start }')
 read -r 'steps[meridian]' 'step_seconds[meridian]' < <(awk "$bench_summary_awk"'
-  $1 == "halo" && $2 == "exchange" { halo = $3 }
-  END { printf "%d %.4e\n", steps, (compute + halo) / steps }' "$work_dir/meridian.log")
+  END { printf "%d %.4e\n", steps, step / steps }' "$work_dir/meridian.log")
 dt[meridian]=$(awk -v t="$end_time" -v n="${steps[meridian]}" 'BEGIN { printf "%.4e (mean)", t / n }')
 "$python" "${compare[@]}" meridian "$work_dir/meridian" >"$work_dir/meridian.compare" ||
   bench_fail_with_log "reading meridian's output failed" "$work_dir/meridian.compare"
@@ -93,13 +83,7 @@ openfoam_lidspeed=1 openfoam_length=0.1  # the tutorial's: m/s and m
 openfoam_dt=$(awk -v c="$courant" -v l="$openfoam_length" -v n="$grid" -v u="$openfoam_lidspeed" \
   'BEGIN { printf "%.10g", c * l / n / u }')
 case=$work_dir/icofoam
-skip=""
-# shellcheck disable=SC1090  # OpenFOAM's file, chosen at run time
-if [[ ! -f $tutorial/system/blockMeshDict ]]; then
-  skip="no icoFoam cavity tutorial at $tutorial (Debian: apt-get install openfoam; or set OPENFOAM_CAVITY)"
-elif ! (set +u; [[ ! -f $openfoam_bashrc ]] || source "$openfoam_bashrc" 2>/dev/null; command -v icoFoam) >/dev/null; then
-  skip="no icoFoam on PATH (Debian: apt-get install openfoam; or set OPENFOAM_BASHRC)"
-fi
+skip=$(bench_openfoam_missing "$tutorial" "$openfoam_bashrc")
 if [[ -n $skip ]]; then
   echo "OpenFOAM comparison skipped: $skip" >&2
 else

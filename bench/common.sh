@@ -109,14 +109,16 @@ bench_run_meridian() {
 }
 
 # The start of an awk program reading a meridian log: it skips all before the run summary and takes the
-# summary's `steps N this run ...` and `compute S P%` lines into `steps` and `compute`. Append the rules for
-# the script's other lines and an END block.
+# summary's `steps N this run ...` and `compute S P%` lines into `steps` and `compute`, and into `step` the
+# seconds of every phase of the time step (all but diagnostics, output, checkpoint and other: compute, halo
+# exchange, FFTs, pressure and viscous solves). Append the rules for the script's other lines and an END block.
 # shellcheck disable=SC2016,SC2034  # $1 and $2 are awk's; the variable is used by the scripts
 bench_summary_awk='
     /^run summary/ { summary = 1 }
     !summary { next }
     $1 == "steps" { steps = $2 }
-    $1 == "compute" { compute = $2 }'
+    $1 == "compute" { compute = $2 }
+    $NF ~ /%$/ && $1 !~ /^(phase|diagnostics|output|checkpoint|other)$/ { step += $(NF - 1) }'
 
 # Ceiling programs (stream_triad, the reference loops) print lines `KEY value`; these run one copy alone (the
 # bound for 1 rank) or two copies at once (for 2 ranks) and print KEY's value.
@@ -146,4 +148,33 @@ bench_two_copies() {
   wait "$first_copy"
   awk -v a="$(bench_value_in "$work_dir/$name-2a.out" "$key")" -v b="$(bench_value_in "$work_dir/$name-2b.out" "$key")" \
     'BEGIN { printf "%.4e", a + b }'
+}
+
+# bench_grid_option SCRIPT DEFAULT ARGS...: `grid` from ARGS' --grid N (or --grid=N), DEFAULT without one, at least
+# 8; `arguments`, the rest of ARGS.
+bench_grid_option() {
+  local script=$1
+  grid=$2
+  arguments=()
+  shift 2
+  while [[ $# -gt 0 ]]; do
+    case $1 in
+      --grid) grid=${2:?--grid needs a number of cells}; shift 2 ;;
+      --grid=*) grid=${1#--grid=}; shift ;;
+      *) arguments+=("$1"); shift ;;
+    esac
+  done
+  [[ $grid =~ ^[0-9]+$ && $grid -ge 8 ]] || { echo "$(basename "$script"): --grid $grid: need N >= 8" >&2; exit 2; }
+}
+
+# bench_openfoam_missing TUTORIAL BASHRC: why icoFoam's cavity cannot run here (no tutorial, or no icoFoam after
+# sourcing OpenFOAM's environment BASHRC); nothing where it can.
+bench_openfoam_missing() {
+  local tutorial=$1 bashrc=$2
+  # shellcheck disable=SC1090  # OpenFOAM's file, chosen at run time
+  if [[ ! -f $tutorial/system/blockMeshDict ]]; then
+    echo "no icoFoam cavity tutorial at $tutorial (Debian: apt-get install openfoam; or set OPENFOAM_CAVITY)"
+  elif ! (set +u; [[ ! -f $bashrc ]] || source "$bashrc" 2>/dev/null; command -v icoFoam) >/dev/null; then
+    echo "no icoFoam on PATH (Debian: apt-get install openfoam; or set OPENFOAM_BASHRC)"
+  fi
 }

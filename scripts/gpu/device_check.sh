@@ -70,12 +70,12 @@ gpu_stage() {
 }
 
 # summary_figures LOG: from a meridian run summary, "steps seconds_per_step throughput" (throughput per second
-# of stepping; s/step is the step time, halo exchange and FFTs included).
+# of stepping; s/step is the step time: every phase but diagnostics, output, checkpoint and other).
 summary_figures() {
   awk '/^run summary/ { s = 1 } !s { next }
        $1 == "steps" { steps = $2 }
        $1 == "throughput" { rate = $2 }
-       $1 == "compute" || ($1 == "halo" && $2 == "exchange") || $1 == "fft" { step += $(NF - 1) }
+       $NF ~ /%$/ && $1 !~ /^(phase|diagnostics|output|checkpoint|other)$/ { step += $(NF - 1) }
        END { if (steps && rate != "") printf "%d %.6e %.6e\n", steps, step / steps, rate; else exit 1 }' "$1"
 }
 

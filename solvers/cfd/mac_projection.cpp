@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "mesh/reductions.hpp"
+#include "mesh/timers.hpp"
 #include "solvers/common/kokkos_math.hpp"
 
 namespace meridian::cfd {
@@ -320,7 +321,10 @@ void MacProjection::step(double time, double dt) {
   const double a = first_step_ ? 1.0 : 1.5, b = first_step_ ? 0.0 : -0.5;
   predict(increment_, tendency_, previous_tendency_, viscous_, pressure_, g, dt, a, b, cn);
   if (cn && bodies_) force_explicit_prediction(time, dt);
-  if (cn) last_viscous_solve_ = crank_nicolson_->solve(increment_, 0.5 * settings_.viscosity * dt, settings_.poisson);
+  if (cn) {
+    timing::ScopedTimer timer("viscous solve");
+    last_viscous_solve_ = crank_nicolson_->solve(increment_, 0.5 * settings_.viscosity * dt, settings_.poisson);
+  }
   add(velocity_, increment_, g);
   boundaries_.outflow_after_predictor(velocity_);
   boundaries_.fill(velocity_, Fill::predicted, time + dt);
@@ -335,6 +339,7 @@ void MacProjection::step(double time, double dt) {
     direct_->solve(rhs_, phi_);
     last_solve_ = {1, last_solve_.residual, true};  // exact to round-off; measure_poisson_residual() checks it
   } else {
+    timing::ScopedTimer timer("krylov poisson");
     last_solve_ = cg_->solve(rhs_, phi_, settings_.poisson);
   }
   to_field(phi_, correction_, g);

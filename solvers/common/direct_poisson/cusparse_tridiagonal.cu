@@ -2,26 +2,17 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
-#include <stdexcept>
-#include <string>
-
+#include "solvers/common/cuda_checks.hpp"
 #include "solvers/common/direct_poisson/cusparse_tridiagonal.hpp"
 
 namespace meridian::direct_poisson::cuda {
 namespace {
 
+using cuda_checks::check;
+
 // cuThomas: no pivoting, which the operator's diagonally dominant rows (and the singular mode's pinned last
 // row) need none of; the other algorithms (LU with pivoting, QR) take more memory and passes.
 constexpr int cu_thomas = 0;
-
-void check(cusparseStatus_t status, const char* what) {
-  if (status != CUSPARSE_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuSPARSE: ") + what + ": " + cusparseGetErrorString(status));
-}
-
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
-}
 
 }  // namespace
 

@@ -2,21 +2,13 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
-#include <stdexcept>
-#include <string>
-
+#include "solvers/common/cuda_checks.hpp"
 #include "solvers/common/fft/cufft_batch.hpp"
 
 namespace meridian::fft::cuda {
 namespace {
 
-void check(cufftResult status, const char* what) {
-  if (status != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT: ") + what + " failed (" + std::to_string(status) + ")");
-}
-
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
-}
+using cuda_checks::check;
 
 cufftType type_of(Transform t) {
   switch (t) {

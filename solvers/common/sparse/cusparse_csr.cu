@@ -2,24 +2,12 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
-#include <stdexcept>
-#include <string>
-
+#include "solvers/common/cuda_checks.hpp"
 #include "solvers/common/sparse/cusparse_csr.hpp"
 
 namespace meridian::sparse::cuda {
-namespace {
 
-void check(cusparseStatus_t status, const char* what) {
-  if (status != CUSPARSE_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuSPARSE: ") + what + ": " + cusparseGetErrorString(status));
-}
-
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(status));
-}
-
-}  // namespace
+using cuda_checks::check;
 
 CusparseCsr::CusparseCsr(int rows, int columns, int nonzeros, const int* offsets, const int* column_indices,
                          const double* values, void* stream) {
