@@ -68,7 +68,13 @@ for ranks in 1 2; do
 done
 
 # --- icoFoam, in a subshell with OpenFOAM's environment ----------------------------------------------------------
-skip=$(bench_openfoam_missing "$tutorial" "$openfoam_bashrc")
+skip=""
+# shellcheck disable=SC1090  # OpenFOAM's file, chosen at run time
+if [[ ! -f $tutorial/system/blockMeshDict ]]; then
+  skip="no icoFoam cavity tutorial at $tutorial (Debian: apt-get install openfoam; or set OPENFOAM_CAVITY)"
+elif ! (set +u; [[ ! -f $openfoam_bashrc ]] || source "$openfoam_bashrc" 2>/dev/null; command -v icoFoam) >/dev/null; then
+  skip="no icoFoam on PATH (Debian: apt-get install openfoam; or set OPENFOAM_BASHRC)"
+fi
 if [[ -z $skip ]]; then
   case=$work_dir/icofoam
   dt=$(awk -v n="$grid" 'BEGIN { printf "%.10g", 0.5 * 0.1 / n }')  # Courant 0.5 for the lid: 0.5 h / U

@@ -83,7 +83,13 @@ openfoam_lidspeed=1 openfoam_length=0.1  # the tutorial's: m/s and m
 openfoam_dt=$(awk -v c="$courant" -v l="$openfoam_length" -v n="$grid" -v u="$openfoam_lidspeed" \
   'BEGIN { printf "%.10g", c * l / n / u }')
 case=$work_dir/icofoam
-skip=$(bench_openfoam_missing "$tutorial" "$openfoam_bashrc")
+skip=""
+# shellcheck disable=SC1090  # OpenFOAM's file, chosen at run time
+if [[ ! -f $tutorial/system/blockMeshDict ]]; then
+  skip="no icoFoam cavity tutorial at $tutorial (Debian: apt-get install openfoam; or set OPENFOAM_CAVITY)"
+elif ! (set +u; [[ ! -f $openfoam_bashrc ]] || source "$openfoam_bashrc" 2>/dev/null; command -v icoFoam) >/dev/null; then
+  skip="no icoFoam on PATH (Debian: apt-get install openfoam; or set OPENFOAM_BASHRC)"
+fi
 if [[ -n $skip ]]; then
   echo "OpenFOAM comparison skipped: $skip" >&2
 else

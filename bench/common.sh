@@ -166,15 +166,3 @@ bench_grid_option() {
   done
   [[ $grid =~ ^[0-9]+$ && $grid -ge 8 ]] || { echo "$(basename "$script"): --grid $grid: need N >= 8" >&2; exit 2; }
 }
-
-# bench_openfoam_missing TUTORIAL BASHRC: why icoFoam's cavity cannot run here (no tutorial, or no icoFoam after
-# sourcing OpenFOAM's environment BASHRC); nothing where it can.
-bench_openfoam_missing() {
-  local tutorial=$1 bashrc=$2
-  # shellcheck disable=SC1090  # OpenFOAM's file, chosen at run time
-  if [[ ! -f $tutorial/system/blockMeshDict ]]; then
-    echo "no icoFoam cavity tutorial at $tutorial (Debian: apt-get install openfoam; or set OPENFOAM_CAVITY)"
-  elif ! (set +u; [[ ! -f $bashrc ]] || source "$bashrc" 2>/dev/null; command -v icoFoam) >/dev/null; then
-    echo "no icoFoam on PATH (Debian: apt-get install openfoam; or set OPENFOAM_BASHRC)"
-  fi
-}
