@@ -44,6 +44,7 @@ class MacBoundaries {
   void outflow_after_predictor(const mesh::Field& velocity);
   bool any(FaceKind kind) const;
   const MacGrid& grid() const { return grid_; }
+  const BoundarySettings& settings() const { return settings_; }
 
  private:
   void apply_faces(const mesh::Field& velocity, Fill mode);

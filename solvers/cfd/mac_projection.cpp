@@ -202,6 +202,15 @@ bool uses_direct_solver(const mesh::Decomposition& d, PressureSolver choice) {
   }
 }
 
+// The Crank-Nicolson step's direct solver, or none where a component's pencils do not fit the ranks (CG then).
+std::unique_ptr<ViscousDirect> direct_viscous_step(const mesh::Decomposition& d, const MacBoundaries& boundaries) {
+  try {
+    return std::make_unique<ViscousDirect>(d, boundaries);
+  } catch (const mesh::DecompositionError&) {
+    return nullptr;
+  }
+}
+
 sparse::PoissonProblem poisson_problem(const MacGrid& g, const MacSettings& s) {
   sparse::PoissonProblem problem;
   for (int a = 0; a < 3; ++a) {
@@ -249,9 +258,10 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
   }
   problem_ = poisson_problem(boundaries_.grid(), settings);
   poisson_ = std::make_unique<sparse::PoissonOperator>(decomp_, problem_);
-  if (uses_direct_solver(decomp_, settings.pressure_solver))
+  if (uses_direct_solver(decomp_, settings.pressure_solver)) {
     direct_ = std::make_unique<direct_poisson::DirectPoisson>(decomp_, problem_);
-  else
+    if (crank_nicolson_ && !bodies_) viscous_direct_ = direct_viscous_step(decomp_, boundaries_);
+  } else
     cg_ = std::make_unique<sparse::ConjugateGradient>(*poisson_, decomp_, problem_, settings.preconditioner);
   rhs_ = sparse::Vector("mac::rhs", poisson_->rows());
   phi_ = sparse::Vector("mac::phi_rows", poisson_->rows());
@@ -323,7 +333,13 @@ void MacProjection::step(double time, double dt) {
   if (cn && bodies_) force_explicit_prediction(time, dt);
   if (cn) {
     timing::ScopedTimer timer("viscous solve");
-    last_viscous_solve_ = crank_nicolson_->solve(increment_, 0.5 * settings_.viscosity * dt, settings_.poisson);
+    const double alpha = 0.5 * settings_.viscosity * dt;
+    if (viscous_direct_) {
+      viscous_direct_->solve(increment_, alpha);
+      last_viscous_solve_ = {1, 0.0, true};  // exact to round-off
+    } else {
+      last_viscous_solve_ = crank_nicolson_->solve(increment_, alpha, settings_.poisson);
+    }
   }
   add(velocity_, increment_, g);
   boundaries_.outflow_after_predictor(velocity_);

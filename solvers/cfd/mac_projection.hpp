@@ -24,6 +24,7 @@
 #include "solvers/cfd/crank_nicolson.hpp"
 #include "solvers/cfd/immersed_bodies.hpp"
 #include "solvers/cfd/mac_boundaries.hpp"
+#include "solvers/cfd/viscous_direct.hpp"
 #include "solvers/common/direct_poisson/direct_poisson.hpp"
 #include "solvers/common/sparse/conjugate_gradient.hpp"
 
@@ -69,6 +70,7 @@ class MacProjection {
   // |b - A phi| / |b| (one product with the operator; collective) into last_solve(). Nothing for CG's.
   void measure_poisson_residual();
   bool direct_pressure_solve() const { return direct_ != nullptr; }
+  bool direct_viscous_solve() const { return viscous_direct_ != nullptr; }
   const sparse::SolveResult& last_viscous_solve() const { return last_viscous_solve_; }
 
   // Velocity components (c: on the lower c-faces) and pressure, with halos; index (c, z, y, x).
@@ -108,6 +110,7 @@ class MacProjection {
   mesh::HaloExchange scalar_exchange_;
   mesh::Field velocity_, tendency_, previous_tendency_, viscous_, increment_, pressure_, correction_;
   std::unique_ptr<CrankNicolson> crank_nicolson_;
+  std::unique_ptr<ViscousDirect> viscous_direct_;  // the Crank-Nicolson step solved directly, where separable
   std::unique_ptr<ImmersedBodies> bodies_;
   mesh::Field start_;  // u^n, while the bodies force the explicit prediction (Crank-Nicolson)
   mesh::Field fluid_;  // 1 in the cells where continuity holds, 0 in the bodies' source cells; with halos

@@ -65,7 +65,8 @@ void declare_projection_keys(io::Schema& schema) {
               "direct: real transforms along x (and y in 3-D) and a tridiagonal solve per mode along the last axis, "
               "exact to round-off (each axis must have at least as many cells as the ranks its pencils split it over); "
               "krylov: conjugate gradients to projection.poisson_tolerance; auto: direct where its pencils fit the "
-              "ranks, else krylov",
+              "ranks, else krylov. Without bodies the Crank-Nicolson viscous step goes with it: solved directly "
+              "(the same transforms, shifted) where the pressure is, else by CG",
               {"auto", "direct", "krylov"}});
   schema.add({s, "preconditioner", KeyType::string, std::string("multigrid"), "",
               "of the Krylov pressure solve. multigrid: a geometric V-cycle (each rank's cells must halve down to at "
@@ -391,7 +392,7 @@ std::string ProjectionSolver::layout() const {
   out << ", " << d.global_cells(0) << " x " << d.global_cells(1);
   if (d.dimensions() == 3) out << " x " << d.global_cells(2);
   out << " cells, MAC grid, " << (s_.mac.viscous == ViscousScheme::crank_nicolson ? "Crank-Nicolson" : "explicit")
-      << " viscosity, pressure by "
+      << " viscosity" << (mac_.direct_viscous_solve() ? " solved directly" : "") << ", pressure by "
       << (mac_.direct_pressure_solve() ? std::string("the direct solver")
                                         : std::string(s_.mac.preconditioner == sparse::Preconditioner::multigrid ? "multigrid" : "Jacobi") +
                                               "-preconditioned CG");

@@ -15,6 +15,8 @@ namespace meridian::direct_poisson {
 namespace {
 
 bool mixed(AxisKind kind) { return kind == AxisKind::neumann_dirichlet || kind == AxisKind::dirichlet_neumann; }
+// The length of Makhoul's FFT: the row's, twice it for the fourth kinds, 2 (n + 1) for the DST-I.
+int fft_length(AxisKind kind, int n) { return mixed(kind) ? 2 * n : kind == AxisKind::dirichlet_nodes ? 2 * (n + 1) : n; }
 // The kinds whose Makhoul form transforms (-1)^n x, and holds the DCT-II's coefficients in reverse slot order.
 KOKKOS_INLINE_FUNCTION bool alternating(AxisKind kind) {
   return kind == AxisKind::dirichlet_dirichlet || kind == AxisKind::dirichlet_neumann;
@@ -27,6 +29,7 @@ double theta(AxisKind kind, int n, int s) {
     case AxisKind::dirichlet_dirichlet: return pi * (s + 1) / n;
     case AxisKind::neumann_dirichlet:
     case AxisKind::dirichlet_neumann: return pi * (s + 0.5) / n;
+    case AxisKind::dirichlet_nodes: return pi * (s + 1) / (n + 1);
   }
   return 0;
 }
@@ -43,6 +46,7 @@ FftwPair fftw_pair(AxisKind kind) {
     case AxisKind::dirichlet_dirichlet: return {RealKind::rodft10, RealKind::rodft01};
     case AxisKind::neumann_dirichlet: return {RealKind::redft11, RealKind::redft11};
     case AxisKind::dirichlet_neumann: return {RealKind::rodft11, RealKind::rodft11};
+    case AxisKind::dirichlet_nodes: return {RealKind::rodft00, RealKind::rodft00};
   }
   return {RealKind::r2hc, RealKind::hc2r};
 }
@@ -95,6 +99,27 @@ void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos
                        }
                        out(b * n + s) = coefficient;
                      });
+}
+
+// The DST-I of `batch` rows (both directions: it is its own inverse up to 2 (n + 1)): each row extended oddly to
+// m = 2 (n + 1), (0, x, 0, -reversed x), into `real`, its FFT into `spectrum`, and RODFT00_s = -Im V_(s+1) into
+// `out`.
+void sine_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos::View<double*>& in,
+                  const Kokkos::View<double*>& out) {
+  const int n = rows.n, m = rows.m, half = rows.m / 2 + 1;
+  const auto real = rows.real, spectrum = rows.spectrum;
+  parallel::for_each("direct_poisson::sine_extend", parallel::Plane{{0, 0}, {rows.batch, m}},
+                     KOKKOS_LAMBDA(const long b, const long p) {
+                       const double* row = in.data() + b * n;
+                       real(b * m + p) = p == 0 || p == n + 1 ? 0.0 : p <= n ? row[p - 1] : -row[m - 1 - p];
+                     });
+  {
+    timing::ScopedTimer timer("direct poisson fft");
+    r2c.execute(real.data(), spectrum.data());
+    parallel::fence();
+  }
+  parallel::for_each("direct_poisson::sine_coefficients", parallel::Plane{{0, 0}, {rows.batch, n}},
+                     KOKKOS_LAMBDA(const long b, const long s) { out(b * n + s) = -spectrum(2 * (b * half + s + 1) + 1); });
 }
 
 // Its inverse, unnormalised: twiddle into `spectrum`, inverse FFT into `real`, permute into `out`.
@@ -155,7 +180,7 @@ AxisKind axis_kind(bool periodic, sparse::FaceCondition lower, sparse::FaceCondi
 }
 
 AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, TransformMethod method)
-    : kind_(kind), method_(method), n_(n), m_(mixed(kind) ? 2 * n : n) {
+    : kind_(kind), method_(method), n_(n), m_(fft_length(kind, n)) {
   if (n < 1 || batch < 1 || !(spacing > 0))
     throw std::invalid_argument("AxisTransform: needs n >= 1, batch >= 1 and spacing > 0 (got " + std::to_string(n) +
                                 ", " + std::to_string(batch) + ", " + std::to_string(spacing) + ")");
@@ -171,10 +196,11 @@ AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, T
     return;
   }
   r2c_ = fft::LocalFFT(fft::Transform::real_to_complex, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
-  c2r_ = fft::LocalFFT(fft::Transform::complex_to_real, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
   makhoul_ = {kind, n, m_, batch, Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m_)),
               Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * (m_ / 2 + 1))),
               {}, {}};
+  if (kind == AxisKind::dirichlet_nodes) return;  // its own inverse: one r2c, no twiddles
+  c2r_ = fft::LocalFFT(fft::Transform::complex_to_real, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
   // The twiddles (w cos phi, w sin phi) for each slot going forward, w = 2 where FFTW's definition doubles the
   // DCT-II's (the fourth kinds' reflection doubles it already), and (cos phi, sin phi) for each spectrum entry
   // going back; made once (evaluating them in the kernels took an eighth of a solve).
@@ -190,15 +216,19 @@ AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, T
   makhoul_.backward_twiddles = parallel::device_copy("direct_poisson::backward_twiddles", backward);
 }
 
-double AxisTransform::normalisation() const { return kind_ == AxisKind::periodic ? n_ : 2.0 * n_; }
+double AxisTransform::normalisation() const {
+  return kind_ == AxisKind::periodic ? n_ : kind_ == AxisKind::dirichlet_nodes ? 2.0 * (n_ + 1) : 2.0 * n_;
+}
 
 void AxisTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
+  if (method_ == TransformMethod::makhoul && kind_ == AxisKind::dirichlet_nodes) return sine_makhoul(makhoul_, r2c_, in, out);
   if (method_ == TransformMethod::makhoul) return forward_makhoul(makhoul_, r2c_, in, out);
   timing::ScopedTimer timer("direct poisson fft");
   to_coefficients_.execute(in.data(), out.data());
 }
 
 void AxisTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
+  if (method_ == TransformMethod::makhoul && kind_ == AxisKind::dirichlet_nodes) return sine_makhoul(makhoul_, r2c_, in, out);
   if (method_ == TransformMethod::makhoul) return backward_makhoul(makhoul_, c2r_, in, out);
   timing::ScopedTimer timer("direct poisson fft");
   from_coefficients_.execute(in.data(), out.data());

@@ -8,8 +8,10 @@
 //   p = 0, p = 0                    DST-II (RODFT10; inverse RODFT01)                   theta = pi (s + 1) / n
 //   zero gradient, p = 0            DCT-IV (REDFT11, its own inverse)                   theta = pi (s + 1/2) / n
 //   p = 0, zero gradient            DST-IV (RODFT11, its own inverse)                   theta = pi (s + 1/2) / n
+//   nodes between two faces at 0    DST-I (RODFT00, its own inverse)                    theta = pi (s + 1) / (n + 1)
 // with eigenvalue (2 - 2 cos theta) / h^2 of the negated operator (sparse::PoissonOperator). The mirror ghost
-// -p of a p = 0 face is what makes these exact.
+// -p of a p = 0 face is what makes the cell-centred kinds exact; the last kind holds values on the nodes between
+// two faces that hold 0 (a staggered velocity's normal component between walls, in the viscous solve).
 //
 // Two ways to compute them, with the same coefficients:
 // - fftw_real_to_real: FFTW's kinds, one library call a direction (host memory only);
@@ -18,7 +20,7 @@
 //   same on GPUs): a DST-II is the reversed DCT-II of (-1)^n x, and the fourth kinds are the odd coefficients of
 //   the DCT-II of x reflected to length 2n about the p = 0 face (oddly) or the zero-gradient face (evenly).
 //   Through fft::LocalFFT it runs on cuFFT, which has no real-to-real kinds: two Kokkos kernels and one library
-//   call a direction.
+//   call a direction. The DST-I is the imaginary part of the FFT of the sequence extended oddly to 2 (n + 1).
 #include <Kokkos_Core.hpp>
 
 #include "parallel/device_memory.hpp"
@@ -28,7 +30,7 @@
 
 namespace meridian::direct_poisson {
 
-enum class AxisKind { periodic, neumann_neumann, dirichlet_dirichlet, neumann_dirichlet, dirichlet_neumann };
+enum class AxisKind { periodic, neumann_neumann, dirichlet_dirichlet, neumann_dirichlet, dirichlet_neumann, dirichlet_nodes };
 
 // The kind of an axis: periodic, or from its (lower, upper) face conditions.
 AxisKind axis_kind(bool periodic, sparse::FaceCondition lower, sparse::FaceCondition upper);
@@ -41,7 +43,7 @@ inline constexpr TransformMethod default_transform_method =
 // Makhoul's form of a transform: its rows, its FFT's input and output rows (made once) and its twiddles.
 struct Makhoul {
   AxisKind kind = AxisKind::periodic;
-  int n = 0, m = 0;  // row length, FFT length (n, or 2n for the fourth kinds)
+  int n = 0, m = 0;  // row length, FFT length (n; 2n for the fourth kinds; 2 (n + 1) for the DST-I)
   long batch = 0;
   Kokkos::View<double*> real, spectrum, forward_twiddles, backward_twiddles;
 };
@@ -66,7 +68,7 @@ class AxisTransform {
  private:
   AxisKind kind_ = AxisKind::periodic;
   TransformMethod method_ = default_transform_method;
-  int n_ = 0, m_ = 0;  // row length, Makhoul's FFT length (n, or 2n for the fourth kinds)
+  int n_ = 0, m_ = 0;  // row length, Makhoul's FFT length (Makhoul::m)
   fft::RealToRealRows to_coefficients_, from_coefficients_;  // FFTW's
   Makhoul makhoul_;
   fft::LocalFFT r2c_, c2r_;

@@ -13,7 +13,6 @@ namespace meridian::direct_poisson {
 
 using mesh::block_offset;
 using mesh::block_size;
-using sparse::FaceCondition;
 
 namespace {
 
@@ -48,18 +47,12 @@ Box pencil_box(const std::array<long, 3>& cells, int whole, ProcessGrid grid, in
   return box;
 }
 
-// Every rank's mesh block, in row order (z, y, x).
-std::vector<BlockLayout> mesh_blocks(const mesh::Decomposition& decomp) {
-  std::array<long, 6> mine{};
+// This rank's mesh block, logical (z, y, x).
+Box mesh_block(const mesh::Decomposition& decomp) {
+  Box mine;
   for (int axis = 0; axis < 3; ++axis)
-    mine[axis] = decomp.offset(mesh_axis(axis)), mine[3 + axis] = decomp.local_cells(mesh_axis(axis));
-  std::vector<long> all(6 * static_cast<std::size_t>(decomp.size()));
-  MPI_Allgather(mine.data(), 6, MPI_LONG, all.data(), 6, MPI_LONG, decomp.comm());
-  std::vector<BlockLayout> blocks(static_cast<std::size_t>(decomp.size()));
-  for (std::size_t r = 0; r < blocks.size(); ++r)
-    for (int axis = 0; axis < 3; ++axis)
-      blocks[r].box.offset[axis] = all[6 * r + axis], blocks[r].box.count[axis] = all[6 * r + 3 + axis];
-  return blocks;
+    mine.offset[axis] = decomp.offset(mesh_axis(axis)), mine.count[axis] = decomp.local_cells(mesh_axis(axis));
+  return mine;
 }
 
 // The order that makes `contiguous` the fastest axis, keeping the other two in (z, y, x) order.
@@ -72,57 +65,89 @@ std::array<int, 3> order_ending_with(int contiguous) {
   return order;
 }
 
-// Every value transformed along all three axes: times `scale`, divided by its eigenvalue; the zero mode (the
-// mean: the solution's is zero) becomes 0.
-void divide(const Kokkos::View<double*>& values, const Kokkos::View<double*>& eigenvalues, double scale) {
+// Every value transformed along all three axes: times `scale`, divided by its eigenvalue plus `shift`; the zero
+// mode of the singular operator (the mean: the solution's is zero) becomes 0.
+void divide(const Kokkos::View<double*>& values, const Kokkos::View<double*>& eigenvalues, double shift, double scale) {
   Kokkos::parallel_for("direct_poisson::divide", Kokkos::RangePolicy<>(0, static_cast<long>(values.extent(0))),
-                       KOKKOS_LAMBDA(const long n) { values(n) = eigenvalues(n) > 0 ? scale * values(n) / eigenvalues(n) : 0.0; });
+                       KOKKOS_LAMBDA(const long n) {
+                         const double lambda = eigenvalues(n) + shift;
+                         values(n) = lambda > 0 ? scale * values(n) / lambda : 0.0;
+                       });
 }
 
 }  // namespace
 
+std::vector<Box> gather_blocks(MPI_Comm comm, const Box& mine) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  std::array<long, 6> sent{};
+  for (int axis = 0; axis < 3; ++axis) sent[axis] = mine.offset[axis], sent[3 + axis] = mine.count[axis];
+  std::vector<long> all(6 * static_cast<std::size_t>(ranks));
+  MPI_Allgather(sent.data(), 6, MPI_LONG, all.data(), 6, MPI_LONG, comm);
+  std::vector<Box> blocks(static_cast<std::size_t>(ranks));
+  for (std::size_t r = 0; r < blocks.size(); ++r)
+    for (int axis = 0; axis < 3; ++axis) blocks[r].offset[axis] = all[6 * r + axis], blocks[r].count[axis] = all[6 * r + 3 + axis];
+  return blocks;
+}
+
 DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
                              mesh::MessagePath path, TridiagonalSolver tridiagonal)
-    : decomp_(decomp), problem_(problem), dimensions_(decomp.dimensions()) {
+    : DirectPoisson(decomp.comm(), poisson_grid(decomp, problem), path, tridiagonal) {}
+
+SeparableGrid DirectPoisson::poisson_grid(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem) {
   check_layout(decomp);
-  const std::array<long, 3> cells{decomp.global_cells(2), decomp.global_cells(1), decomp.global_cells(0)};
-  const auto kind_of = [&](int logical) {
+  SeparableGrid grid;
+  grid.dimensions = decomp.dimensions();
+  for (int logical = 0; logical < 3; ++logical) {
     const int a = mesh_axis(logical);
-    return axis_kind(decomp.periodic(a), problem.lower[a], problem.upper[a]);
-  };
+    grid.cells[logical] = decomp.global_cells(a);
+    grid.kinds[logical] = axis_kind(decomp.periodic(a), problem.lower[a], problem.upper[a]);
+    grid.spacing[logical] = problem.spacing[a];
+  }
+  grid.blocks = gather_blocks(decomp.comm(), mesh_block(decomp));
+  return grid;
+}
+
+DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::MessagePath path,
+                             TridiagonalSolver tridiagonal) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const int dimensions = grid.dimensions;
+  const auto& cells = grid.cells;
+  // Singular where every axis is periodic or zero-gradient at both ends (the constants solve A p = 0).
   singular_ = true;
-  for (int a = 0; a < dimensions_; ++a)
-    if (!decomp.periodic(a) && (problem.lower[a] == FaceCondition::zero_value || problem.upper[a] == FaceCondition::zero_value))
-      singular_ = false;
-  const int last = dimensions_ == 3 ? 0 : 1;  // the logical axis the modes are solved along
-  last_axis_transformed_ = decomp.periodic(mesh_axis(last));
-  const ProcessGrid grid = process_grid(decomp.size(), dimensions_);
+  for (int axis = 3 - dimensions; axis < 3; ++axis)
+    if (grid.kinds[axis] != AxisKind::periodic && grid.kinds[axis] != AxisKind::neumann_neumann) singular_ = false;
+  const int last = dimensions == 3 ? 0 : 1;  // the logical axis the modes are solved along
+  last_axis_transformed_ = grid.kinds[last] == AxisKind::periodic;
+  const ProcessGrid processes = process_grid(ranks, dimensions);
   // x, then y in 3-D, then the last axis: each stage whole along its axis.
   std::vector<int> wholes{2};
-  if (dimensions_ == 3) wholes.push_back(1);
+  if (dimensions == 3) wholes.push_back(1);
   wholes.push_back(last);
-  std::vector<BlockLayout> before = mesh_blocks(decomp);
+  std::vector<BlockLayout> before(grid.blocks.size());
+  for (std::size_t r = 0; r < before.size(); ++r) before[r].box = grid.blocks[r];
   for (std::size_t s = 0; s < wholes.size(); ++s) {
     const int whole = wholes[s];
     const bool transformed = whole != last || last_axis_transformed_;
     std::vector<BlockLayout> after(before.size());
-    for (int r = 0; r < decomp.size(); ++r) {
-      after[r].box = pencil_box(cells, whole, grid, r);
+    for (int r = 0; r < ranks; ++r) {
+      after[r].box = pencil_box(cells, whole, processes, r);
       after[r].order = transformed ? order_ending_with(whole) : std::array<int, 3>{0, 1, 2};
     }
-    forward_.emplace_back(decomp.comm(), before, after, path);
-    backward_.emplace_back(decomp.comm(), after, before, path);
+    forward_.emplace_back(comm, before, after, path);
+    backward_.emplace_back(comm, after, before, path);
     // A stage whose values sit where its predecessor's do works in its predecessor's array (the first stage
     // never: the right-hand side is read only).
     const bool in_place = s > 0 && forward_.back().identity();
-    Stage stage{after[decomp.rank()],
-                in_place ? stages_.back().values
-                         : Kokkos::View<double*>("direct_poisson::pencil", after[decomp.rank()].box.size()),
+    Stage stage{after[rank],
+                in_place ? stages_.back().values : Kokkos::View<double*>("direct_poisson::pencil", after[rank].box.size()),
                 {}};
     const Box& box = stage.layout.box;
     if (transformed)
-      stage.transform = AxisTransform(kind_of(whole), static_cast<int>(cells[whole]), box.size() / box.count[whole],
-                                      problem.spacing[mesh_axis(whole)]);
+      stage.transform = AxisTransform(grid.kinds[whole], static_cast<int>(cells[whole]), box.size() / box.count[whole],
+                                      grid.spacing[whole]);
     stages_.push_back(std::move(stage));
     before = std::move(after);
   }
@@ -150,21 +175,25 @@ DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::Po
       }
   for (const Stage& stage : stages_)
     if (stage.transform.length() > 0) scale_ /= stage.transform.normalisation();
+  long pinned = -1;
   if (singular_ && !last_axis_transformed_)
     for (long m = 0; m < values; ++m)
-      if (eigenvalue[m] == 0) pinned_mode_ = m;
+      if (eigenvalue[m] == 0) pinned = m;
   mode_eigenvalues_ = parallel::device_copy("direct_poisson::mode_eigenvalues", eigenvalue);
-  if (!last_axis_transformed_) {
-    const int a = mesh_axis(last);
-    mode_systems_ = std::make_unique<ModeSystems>(box.count[last], values, problem.spacing[a], problem.lower[a],
-                                                  problem.upper[a], mode_eigenvalues_, pinned_mode_, scale_, tridiagonal);
-  }
+  if (!last_axis_transformed_)
+    mode_systems_ = std::make_unique<ModeSystems>(box.count[last], values, grid.spacing[last], grid.kinds[last],
+                                                  mode_eigenvalues_, pinned, tridiagonal);
 }
 
 void DirectPoisson::check_layout(const mesh::Decomposition& decomp) {
-  const ProcessGrid grid = process_grid(decomp.size(), decomp.dimensions());
+  std::array<long, 3> cells{};
+  for (int logical = 0; logical < 3; ++logical) cells[logical] = decomp.global_cells(mesh_axis(logical));
+  check_layout(cells, decomp.size(), decomp.dimensions());
+}
+
+void DirectPoisson::check_layout(const std::array<long, 3>& cells, int ranks, int dimensions) {
+  const ProcessGrid grid = process_grid(ranks, dimensions);
   const char* names[3] = {"nz", "ny", "nx"};
-  const std::array<long, 3> cells{decomp.global_cells(2), decomp.global_cells(1), decomp.global_cells(0)};
   // Each pencil splits its two other axes, the slower over p1 and the faster over p2.
   for (int whole = 0; whole < 3; ++whole) {
     int split = 0;
@@ -172,7 +201,7 @@ void DirectPoisson::check_layout(const mesh::Decomposition& decomp) {
       if (axis == whole) continue;
       const int parts = split++ == 0 ? grid.p1 : grid.p2;
       if (cells[axis] < parts)
-        throw mesh::DecompositionError("the direct pressure solver splits " + std::string(names[axis]) + " = " +
+        throw mesh::DecompositionError("the direct solver splits " + std::string(names[axis]) + " = " +
                                            std::to_string(cells[axis]) + " over " + std::to_string(parts) +
                                            " ranks of its pencils; use fewer ranks or projection.pressure_solver = \"krylov\"",
                                        names[axis]);
@@ -180,16 +209,16 @@ void DirectPoisson::check_layout(const mesh::Decomposition& decomp) {
   }
 }
 
-void DirectPoisson::solve_last_axis() {
+void DirectPoisson::solve_last_axis(double shift, double scale) {
   const Stage& solved = stages_.back();
   if (last_axis_transformed_) {
-    divide(solved.values, mode_eigenvalues_, scale_);
+    divide(solved.values, mode_eigenvalues_, shift, scale * scale_);
     return;
   }
-  mode_systems_->solve(solved.values);
+  mode_systems_->solve(solved.values, shift, scale * scale_);
 }
 
-void DirectPoisson::solve(const sparse::Vector& b, const sparse::Vector& x) {
+void DirectPoisson::solve(const sparse::Vector& b, const sparse::Vector& x, double shift, double scale) {
   timing::ScopedTimer timer("direct poisson");
   for (std::size_t s = 0; s < stages_.size(); ++s) {
     const Kokkos::View<double*>& before = s > 0 ? stages_[s - 1].values : b;
@@ -197,7 +226,7 @@ void DirectPoisson::solve(const sparse::Vector& b, const sparse::Vector& x) {
     if (!forward_[s].identity()) forward_[s](before, stage.values);
     if (stage.transform.length() > 0) stage.transform.forward(forward_[s].identity() ? before : stage.values, stage.values);
   }
-  solve_last_axis();
+  solve_last_axis(shift, scale);
   for (std::size_t s = stages_.size(); s-- > 0;) {
     const Kokkos::View<double*>& before = s > 0 ? stages_[s - 1].values : x;
     Stage& stage = stages_[s];

@@ -23,18 +23,37 @@
 
 namespace meridian::direct_poisson {
 
+// The unknowns of a separable operator, the negated Laplacian (plus a shift) on a uniform grid per axis, by
+// logical axis (z, y, x): the global count, kind and spacing of each, and every rank's block of them (x fastest
+// within a block; in 2-D, z is one periodic index).
+struct SeparableGrid {
+  int dimensions = 3;
+  std::array<long, 3> cells{1, 1, 1};
+  std::array<AxisKind, 3> kinds{AxisKind::periodic, AxisKind::periodic, AxisKind::periodic};
+  std::array<double, 3> spacing{1, 1, 1};
+  std::vector<Box> blocks;  // one per rank of the communicator
+};
+
+// Every rank's block, from each rank's own (collective).
+std::vector<Box> gather_blocks(MPI_Comm comm, const Box& mine);
+
 class DirectPoisson {
  public:
-  // `decomp` must outlive the solver. Throws mesh::DecompositionError where the ranks cannot form pencils of
-  // at least one cell a side on this grid.
+  // sparse::PoissonOperator's operator on decomp's cells. Throws mesh::DecompositionError where the ranks
+  // cannot form pencils of at least one cell a side on this grid.
   DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
                 mesh::MessagePath path = mesh::default_message_path(),
+                TridiagonalSolver tridiagonal = TridiagonalSolver::thomas);
+  // Any separable grid's (its pencils checked by the caller with check_layout); comm must outlive the solver.
+  DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::MessagePath path = mesh::default_message_path(),
                 TridiagonalSolver tridiagonal = TridiagonalSolver::thomas);
   // The constructor's check that every pencil of this grid has a cell on each of decomp's ranks (throws
   // mesh::DecompositionError, saying which axis is too short), without planning.
   static void check_layout(const mesh::Decomposition& decomp);
-  // x = A^-1 b over this rank's cells in row order; b is not changed. Collective. Allocates nothing.
-  void solve(const sparse::Vector& b, const sparse::Vector& x);
+  static void check_layout(const std::array<long, 3>& cells, int ranks, int dimensions);
+  // x = scale (A + shift)^-1 b over this rank's unknowns in row order; b is not changed. Collective. Allocates
+  // nothing.
+  void solve(const sparse::Vector& b, const sparse::Vector& x, double shift = 0, double scale = 1);
   bool singular() const { return singular_; }
 
  private:
@@ -43,17 +62,14 @@ class DirectPoisson {
     Kokkos::View<double*> values;
     AxisTransform transform;  // along the stage's contiguous axis; none (length 0) for the solve stage
   };
-  void solve_last_axis();
+  static SeparableGrid poisson_grid(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem);
+  void solve_last_axis(double shift, double scale);
 
-  const mesh::Decomposition& decomp_;
-  sparse::PoissonProblem problem_;
-  int dimensions_;
   bool singular_, last_axis_transformed_;
   // Transform stages in order (x, then y in 3-D, then the last axis where it is periodic); the last stage
   // holds the values the modes are solved on.
   std::vector<Stage> stages_;
   std::vector<PencilReshape> forward_, backward_;  // forward_[s]: into stage s; backward_[s]: out of it
-  long pinned_mode_ = -1;  // this rank's singular mode of the last stage, if it holds it
   double scale_ = 1;  // 1 / the transforms' normalisations: backward(forward(x)) = x / scale_
   Kokkos::View<double*> mode_eigenvalues_;
   std::unique_ptr<ModeSystems> mode_systems_;  // where the last axis is not transformed

@@ -15,19 +15,25 @@ class CusparseTridiagonal {};  // never made in this build; the unique_ptr needs
 
 namespace meridian::direct_poisson {
 
-using sparse::FaceCondition;
-
 namespace {
 
-// The systems' coefficients: -1 / h^2 off the diagonal; on it lambda + 2 / h^2, the end rows with their faces'
-// terms (p = 0 on the face: the mirrored ghost -p adds 1 / h^2; zero gradient drops the face's term).
+// The end row's diagonal term, in units of 1 / h^2: p = 0 on a cell-centred axis' face (the mirrored ghost -p
+// adds 1 to the 2), zero gradient there (the face's term dropped), or nodes next to a face at 0 (its term is 0).
+double end_term(AxisKind kind, int side) {
+  switch (kind) {
+    case AxisKind::dirichlet_dirichlet: return 3;
+    case AxisKind::neumann_dirichlet: return side == 0 ? 1 : 3;
+    case AxisKind::dirichlet_neumann: return side == 0 ? 3 : 1;
+    case AxisKind::dirichlet_nodes: return 2;
+    default: return 1;
+  }
+}
+
+// The systems' coefficients: -1 / h^2 off the diagonal; on it lambda + 2 / h^2, the end rows with their ends'.
 struct Rows {
   double off, centre, low_end, high_end;
-  Rows(double h, FaceCondition lower, FaceCondition upper)
-      : off(-1 / (h * h)),
-        centre(2 / (h * h)),
-        low_end(lower == FaceCondition::zero_value ? 3 / (h * h) : 1 / (h * h)),
-        high_end(upper == FaceCondition::zero_value ? 3 / (h * h) : 1 / (h * h)) {}
+  Rows(double h, AxisKind kind)
+      : off(-1 / (h * h)), centre(2 / (h * h)), low_end(end_term(kind, 0) / (h * h)), high_end(end_term(kind, 1) / (h * h)) {}
   KOKKOS_INLINE_FUNCTION double diagonal(long k, long n, double lambda) const {
     return lambda + (n == 1 ? low_end + high_end - centre : k == 0 ? low_end : k == n - 1 ? high_end : centre);
   }
@@ -42,7 +48,8 @@ KOKKOS_INLINE_FUNCTION void remove_column_mean(double* column, long n, long stri
 
 // The Thomas algorithm, blocks of modes stepped together row by row (parallel::for_each_column_block).
 void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& work,
-            const Kokkos::View<double*>& eigenvalues, long n, long modes, const Rows rows, long pinned, double scale) {
+            const Kokkos::View<double*>& eigenvalues, long n, long modes, const Rows rows, long pinned, double shift,
+            double scale) {
   double* d = values.data();
   double* c = work.data();
   const double* lambda = eigenvalues.data();
@@ -55,7 +62,7 @@ void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& wo
       const long skipped = k == n - 1 ? pinned : -1;  // the pinned mode's last row is p = 0
       for (long m = first; m < last; ++m) {
         const double below = k > 0 ? off * c[at - modes + m] : 0.0, carried = k > 0 ? off * d[at - modes + m] : 0.0;
-        const double denominator = m == skipped ? 1.0 : rows.diagonal(k, n, lambda[m]) - below;
+        const double denominator = m == skipped ? 1.0 : rows.diagonal(k, n, lambda[m] + shift) - below;
         c[at + m] = off / denominator;
         d[at + m] = m == skipped ? 0.0 : (scale * d[at + m] - carried) / denominator;
       }
@@ -70,7 +77,7 @@ void thomas(const Kokkos::View<double*>& values, const Kokkos::View<double*>& wo
 // cuSPARSE's three diagonals, divided by `scale` (so that its solutions come out `scale` times A^-1 b), the
 // pinned mode's last row p = 0.
 void store_diagonals(const Kokkos::View<double*>& work, const Kokkos::View<double*>& eigenvalues, long n, long modes,
-                     const Rows rows, long pinned, double scale) {
+                     const Rows rows, long pinned, double shift, double scale) {
   double* lower = work.data();
   double* diagonal = lower + n * modes;
   double* upper = diagonal + n * modes;
@@ -81,7 +88,7 @@ void store_diagonals(const Kokkos::View<double*>& work, const Kokkos::View<doubl
                        const bool pin = m == pinned && k == n - 1;
                        lower[at] = k == 0 || pin ? 0.0 : rows.off / scale;
                        upper[at] = k == n - 1 ? 0.0 : rows.off / scale;
-                       diagonal[at] = pin ? 1.0 : rows.diagonal(k, n, lambda[m]) / scale;
+                       diagonal[at] = pin ? 1.0 : rows.diagonal(k, n, lambda[m] + shift) / scale;
                      });
 }
 
@@ -105,17 +112,15 @@ void finish_pinned(const Kokkos::View<double*>& values, long n, long modes, long
 
 bool available(TridiagonalSolver solver) { return solver == TridiagonalSolver::thomas || MERIDIAN_CUSPARSE_MODE_SYSTEMS; }
 
-ModeSystems::ModeSystems(long n, long modes, double h, FaceCondition lower, FaceCondition upper,
-                         const Kokkos::View<double*>& eigenvalues, long pinned, double scale, TridiagonalSolver solver)
-    : n_(n), modes_(modes), pinned_(pinned), h_(h), scale_(scale), lower_(lower), upper_(upper), solver_(solver),
-      eigenvalues_(eigenvalues) {
+ModeSystems::ModeSystems(long n, long modes, double h, AxisKind kind, const Kokkos::View<double*>& eigenvalues,
+                         long pinned, TridiagonalSolver solver)
+    : n_(n), modes_(modes), pinned_(pinned), h_(h), kind_(kind), solver_(solver), eigenvalues_(eigenvalues) {
   if (!available(solver))
     throw std::invalid_argument("the direct solver's cuSPARSE tridiagonal solve needs a Kokkos CUDA build");
   const long stored = solver == TridiagonalSolver::thomas ? 1 : 3;
   work_ = Kokkos::View<double*>("direct_poisson::mode_systems", static_cast<std::size_t>(stored * n * modes));
 #if MERIDIAN_CUSPARSE_MODE_SYSTEMS
   if (solver == TridiagonalSolver::cusparse) {
-    store_diagonals(work_, eigenvalues_, n, modes, Rows(h, lower, upper), pinned, scale);
     const double* diagonals = work_.data();
     cusparse_ = std::make_unique<cuda::CusparseTridiagonal>(static_cast<int>(n), static_cast<int>(modes), diagonals,
                                                             diagonals + n * modes, diagonals + 2 * n * modes,
@@ -128,12 +133,16 @@ ModeSystems::~ModeSystems() = default;
 ModeSystems::ModeSystems(ModeSystems&&) noexcept = default;
 ModeSystems& ModeSystems::operator=(ModeSystems&&) noexcept = default;
 
-void ModeSystems::solve(const Kokkos::View<double*>& values) const {
+void ModeSystems::solve(const Kokkos::View<double*>& values, double shift, double scale) const {
   if (solver_ == TridiagonalSolver::thomas) {
-    thomas(values, work_, eigenvalues_, n_, modes_, Rows(h_, lower_, upper_), pinned_, scale_);
+    thomas(values, work_, eigenvalues_, n_, modes_, Rows(h_, kind_), pinned_, shift, scale);
     return;
   }
 #if MERIDIAN_CUSPARSE_MODE_SYSTEMS
+  if (shift != stored_shift_ || scale != stored_scale_) {
+    store_diagonals(work_, eigenvalues_, n_, modes_, Rows(h_, kind_), pinned_, shift, scale);
+    stored_shift_ = shift, stored_scale_ = scale;
+  }
   if (pinned_ >= 0) prepare_pinned(values, n_, modes_, pinned_);
   cusparse_->solve(values.data());
   if (pinned_ >= 0) finish_pinned(values, n_, modes_, pinned_);

@@ -1,7 +1,8 @@
 #pragma once
 // The direct solver's last step: one tridiagonal system per mode down the last axis, for the operator's rows
-// along it, -p_{k-1} / h^2 + (2 / h^2 + lambda_m) p_k - p_{k+1} / h^2, the first and last rows with the face terms
-// of their face conditions (lambda_m: the mode's eigenvalue from the transformed axes).
+// along it, -p_{k-1} / h^2 + (2 / h^2 + lambda_m + shift) p_k - p_{k+1} / h^2, the first and last rows with the
+// face terms of the axis' kind (lambda_m: the mode's eigenvalue from the transformed axes; shift: the Helmholtz
+// operator's, 0 for the Poisson one).
 //
 // The singular mode (lambda = 0 between two zero-gradient faces, where no face holds p = 0), which no pivot-free
 // elimination survives: a constant right-hand side reaches no other mode (the other transform modes sum to zero
@@ -17,7 +18,7 @@
 #include <Kokkos_Core.hpp>
 #include <memory>
 
-#include "solvers/common/sparse/poisson_operator.hpp"
+#include "solvers/common/direct_poisson/axis_transform.hpp"
 
 namespace meridian::direct_poisson {
 
@@ -32,23 +33,24 @@ class CusparseTridiagonal;
 
 class ModeSystems {
  public:
-  // n rows x `modes` systems, interleaved (row k of mode m at k * modes + m); eigenvalues: one per mode, on the
-  // device; h: the axis' spacing; pinned: the singular mode's index, or -1; scale: every right-hand side is
-  // `scale` times the one stored (the transforms' normalisation). Throws std::invalid_argument where the build
-  // cannot run `solver`.
-  ModeSystems(long n, long modes, double h, sparse::FaceCondition lower, sparse::FaceCondition upper,
-              const Kokkos::View<double*>& eigenvalues, long pinned, double scale, TridiagonalSolver solver);
+  // n rows x `modes` systems, interleaved (row k of mode m at k * modes + m); h and kind: the axis' spacing and
+  // kind (not periodic); eigenvalues: one per mode, on the device; pinned: the singular mode's index, or -1 (a
+  // solve with a positive shift has none). Throws std::invalid_argument where the build cannot run `solver`.
+  ModeSystems(long n, long modes, double h, AxisKind kind, const Kokkos::View<double*>& eigenvalues, long pinned,
+              TridiagonalSolver solver);
   ~ModeSystems();
   ModeSystems(ModeSystems&&) noexcept;
   ModeSystems& operator=(ModeSystems&&) noexcept;
-  // values (n x modes) become the solutions.
-  void solve(const Kokkos::View<double*>& values) const;
+  // values (n x modes) become the solutions for right-hand sides `scale` times them (the transforms'
+  // normalisation).
+  void solve(const Kokkos::View<double*>& values, double shift, double scale) const;
 
  private:
   long n_, modes_, pinned_;
-  double h_, scale_;
-  sparse::FaceCondition lower_, upper_;
+  double h_;
+  AxisKind kind_;
   TridiagonalSolver solver_;
+  mutable double stored_shift_ = -1, stored_scale_ = 0;  // those cuSPARSE's diagonals hold
   Kokkos::View<double*> eigenvalues_, work_;  // work_: Thomas' c; cuSPARSE's three diagonals
   std::unique_ptr<cuda::CusparseTridiagonal> cusparse_;
 };

@@ -39,6 +39,7 @@ fftw_r2r_kind fftw_kind(RealKind kind) {
     case RealKind::rodft01: return FFTW_RODFT01;
     case RealKind::redft11: return FFTW_REDFT11;
     case RealKind::rodft11: return FFTW_RODFT11;
+    case RealKind::rodft00: return FFTW_RODFT00;
   }
   return FFTW_R2HC;
 }

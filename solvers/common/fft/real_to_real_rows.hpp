@@ -12,7 +12,7 @@ namespace meridian::fft {
 std::mutex& fftw_planner_lock();
 
 // FFTW's kinds by FFTW's names: FFTW_R2HC, FFTW_HC2R, FFTW_REDFT10, ...
-enum class RealKind { r2hc, hc2r, redft10, redft01, rodft10, rodft01, redft11, rodft11 };
+enum class RealKind { r2hc, hc2r, redft10, redft01, rodft10, rodft01, redft11, rodft11, rodft00 };
 
 class RealToRealRows {
  public:
