@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # 3-D cavity benchmark: time per step of the shipped 3-D lid-driven cavity (configs/cfd/lid_driven_cavity_3d.toml,
-# Re 100, Crank-Nicolson viscosity) at N^3 cells with meridian's pressure solved by the direct solver and by
-# multigrid-CG (projection.pressure_solver = "direct" / "krylov"), on 1 and 2 ranks, and with OpenFOAM's icoFoam on
-# a blockMesh cube of the same cells, serially, one run after the other.
+# Re 100, Crank-Nicolson viscosity) at N^3 cells with meridian's pressure and viscous step solved directly and by
+# CG (projection.pressure_solver = "direct" / "krylov"), on 1 and 2 ranks, and with OpenFOAM's icoFoam on a
+# blockMesh cube of the same cells, serially, one run after the other.
 #
 # Meridian: the deck at N^3, `courant` 0.5, output, checkpoints and progress off. A step's time is the difference
 # of two runs' step phases (compute, pressure solve, halo exchange: the run summary's phases less output,
