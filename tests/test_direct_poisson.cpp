@@ -204,7 +204,8 @@ double profile(AxisKind kind, double x) {
   switch (kind) {
     case AxisKind::periodic: return std::cos(2 * pi * x) + std::sin(2 * pi * x);
     case AxisKind::neumann_neumann: return std::cos(pi * x);
-    case AxisKind::dirichlet_dirichlet: return std::sin(pi * x);
+    case AxisKind::dirichlet_dirichlet:
+    case AxisKind::dirichlet_nodes: return std::sin(pi * x);
     case AxisKind::neumann_dirichlet: return std::cos(pi * x / 2);
     case AxisKind::dirichlet_neumann: return std::sin(pi * x / 2);
   }
