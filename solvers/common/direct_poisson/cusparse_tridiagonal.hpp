@@ -9,9 +9,9 @@ class CusparseTridiagonal {
  public:
   // `batch` systems of n rows stored interleaved (row k of system m at k * batch + m, systems contiguous: the
   // layout of the direct solver's last stage). lower, diagonal and upper (n * batch each, device memory) stay
-  // the caller's; cuSPARSE's interface takes them writable and does not promise to keep them, so each solve
-  // works on copies, made once here and refreshed on the stream. `stream` is a cudaStream_t.
-  CusparseTridiagonal(int n, int batch, const double* lower, const double* diagonal, const double* upper, void* stream);
+  // the caller's; cuSPARSE's interface takes them writable and does not promise to keep them, so the caller
+  // writes them again before each solve. `stream` is a cudaStream_t.
+  CusparseTridiagonal(int n, int batch, double* lower, double* diagonal, double* upper, void* stream);
   ~CusparseTridiagonal();
   CusparseTridiagonal(const CusparseTridiagonal&) = delete;
   CusparseTridiagonal& operator=(const CusparseTridiagonal&) = delete;
@@ -20,10 +20,8 @@ class CusparseTridiagonal {
 
  private:
   int n_ = 0, batch_ = 0;
-  const double *lower_ = nullptr, *diagonal_ = nullptr, *upper_ = nullptr;
-  void* stream_ = nullptr;
+  double *lower_ = nullptr, *diagonal_ = nullptr, *upper_ = nullptr;
   void* handle_ = nullptr;  // cusparseHandle_t
-  double* copies_ = nullptr;  // the three diagonals the solver may overwrite, one after another
   void* buffer_ = nullptr;
 };
 

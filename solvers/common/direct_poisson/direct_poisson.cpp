@@ -7,7 +7,6 @@
 #include "mesh/timers.hpp"
 #include "parallel/device_memory.hpp"
 #include "parallel/fence.hpp"
-#include "parallel/launch_policy.hpp"
 
 namespace meridian::direct_poisson {
 

@@ -121,7 +121,7 @@ ModeSystems::ModeSystems(long n, long modes, double h, AxisKind kind, const Kokk
   work_ = Kokkos::View<double*>("direct_poisson::mode_systems", static_cast<std::size_t>(stored * n * modes));
 #if MERIDIAN_CUSPARSE_MODE_SYSTEMS
   if (solver == TridiagonalSolver::cusparse) {
-    const double* diagonals = work_.data();
+    double* diagonals = work_.data();
     cusparse_ = std::make_unique<cuda::CusparseTridiagonal>(static_cast<int>(n), static_cast<int>(modes), diagonals,
                                                             diagonals + n * modes, diagonals + 2 * n * modes,
                                                             Kokkos::Cuda().cuda_stream());
@@ -139,10 +139,8 @@ void ModeSystems::solve(const Kokkos::View<double*>& values, double shift, doubl
     return;
   }
 #if MERIDIAN_CUSPARSE_MODE_SYSTEMS
-  if (shift != stored_shift_ || scale != stored_scale_) {
-    store_diagonals(work_, eigenvalues_, n_, modes_, Rows(h_, kind_), pinned_, shift, scale);
-    stored_shift_ = shift, stored_scale_ = scale;
-  }
+  // Written every solve: the shift and scale may change between solves, and cuSPARSE may overwrite them.
+  store_diagonals(work_, eigenvalues_, n_, modes_, Rows(h_, kind_), pinned_, shift, scale);
   if (pinned_ >= 0) prepare_pinned(values, n_, modes_, pinned_);
   cusparse_->solve(values.data());
   if (pinned_ >= 0) finish_pinned(values, n_, modes_, pinned_);

@@ -12,9 +12,9 @@
 // Two solvers, the same systems:
 // - thomas: a Kokkos kernel (every backend; the default): a GPU thread per mode, a host thread per block of modes;
 // - cusparse: cuSPARSE's gtsvInterleavedBatch (Kokkos CUDA builds), whose interleaved layout is this one. It
-//   reads three stored diagonals, copied before each solve (its interface may overwrite them), where the kernel
-//   forms each row from lambda_m and two numbers: more passes over memory, so the kernel is the default until
-//   a GPU run says otherwise (the device check times both).
+//   reads three diagonals, which a kernel writes before each solve (its interface may overwrite them), where the
+//   kernel forms each row from lambda_m and two numbers: more passes over memory, so the kernel is the default
+//   until a GPU run says otherwise (the device check times both).
 #include <Kokkos_Core.hpp>
 #include <memory>
 
@@ -50,7 +50,6 @@ class ModeSystems {
   double h_;
   AxisKind kind_;
   TridiagonalSolver solver_;
-  mutable double stored_shift_ = -1, stored_scale_ = 0;  // those cuSPARSE's diagonals hold
   Kokkos::View<double*> eigenvalues_, work_;  // work_: Thomas' c; cuSPARSE's three diagonals
   std::unique_ptr<cuda::CusparseTridiagonal> cusparse_;
 };
