@@ -11,12 +11,14 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <regex>
 #include <sstream>
 
 #include "apps/exit_codes.hpp"
 #include "apps/injected_fault.hpp"
 #include "apps/signals.hpp"
 #include "io/broadcast.hpp"
+#include "io/cf_fields.hpp"
 #include "io/checkpoint.hpp"
 #include "io/durable_rename.hpp"
 #include "io/file_stamp.hpp"
@@ -62,6 +64,9 @@ void declare_run_keys(io::Schema& schema) {
   add({"run", "write_state", KeyType::boolean, true, "",
        "write field files and checkpoints (false: neither, for runs that only measure speed; diagnostics and the "
        "summary are still written, and a run stopped by a signal cannot be continued)"});
+  add({"run", "epoch", KeyType::string, std::string("2000-01-01 00:00:00"), "",
+       "the date and time (UTC) that simulated time 0 stands for in the output's CF time axis, \"YYYY-MM-DD "
+       "hh:mm:ss\": its units are \"seconds since\" this"});
   add({"run", "output_dir", KeyType::string, std::string(""), "",
        "folder for output and checkpoints (empty: output/<deck name>); --output overrides it"});
 }
@@ -90,6 +95,14 @@ mesh::MessagePath message_path_of(const io::Deck& deck) {
   } catch (const mesh::MessagePathError& e) {
     deck.fail("run", "gpu_aware_mpi", e.what());
   }
+}
+
+// The output's time axis: CF time since the deck's epoch, unless the solver's time is another quantity.
+io::TimeAxis time_axis_of(const io::Deck& deck, const solvers::Solver& solver) {
+  const std::string& epoch = deck.string("run", "epoch");
+  if (!std::regex_match(epoch, std::regex(R"(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})")))
+    deck.fail("run", "epoch", "\"" + epoch + "\" is not a date and time \"YYYY-MM-DD hh:mm:ss\", e.g. \"2000-01-01 00:00:00\"");
+  return solver.time_axis(epoch);
 }
 
 int rank_of(MPI_Comm comm) {
@@ -162,6 +175,7 @@ class Run {
   std::string directory_;
   mesh::MessagePath message_path_;
   std::unique_ptr<solvers::Solver> solver_;
+  io::TimeAxis time_axis_;
   io::CheckpointStore checkpoints_;
   RunState state_;
   double end_time_, output_interval_;
@@ -231,6 +245,7 @@ Run::Run(const RunOptions& options, MPI_Comm comm)
       directory_(output_directory(options, deck_)),
       message_path_(message_path_of(deck_)),
       solver_(entry_.build(deck_, comm)),
+      time_axis_(time_axis_of(deck_, *solver_)),
       checkpoints_((fs::path(directory_) / "checkpoints").string(), static_cast<int>(deck_.integer("run", "checkpoint_keep")),
                    comm),
       end_time_(deck_.real("run", "end_time")),
@@ -278,6 +293,7 @@ void Run::write_diagnostics_file(const RunSummary* summary) {
     io::H5File file = io::H5File::create(path + ".tmp", comm_);
     io::write_stamp(file, {kind_, deck_.resolved_text(), state_.time, state_.step});
     state_.history.write(file, "diagnostics");
+    io::attach_series_to_time(file, "diagnostics", state_.history.names(), time_axis_);
     if (summary) {
       file.set_attribute("parallel_layout", summary->layout);
       file.set_attribute("wall_seconds", summary->wall_seconds);
@@ -308,17 +324,8 @@ void Run::write_output() {
   {
     io::H5File file = io::H5File::create(path.string() + ".tmp", comm_);
     io::write_stamp(file, {kind_, deck_.resolved_text(), state_.time, state_.step});
-    for (const auto& f : fields) {
-      file.write(f);
-      if (f.box.geometry) {
-        const auto& g = *f.box.geometry;
-        for (int axis = 0; axis < g.dimensions; ++axis) {
-          const std::string axis_name(1, "xyz"[axis]);
-          file.set_attribute("origin_" + axis_name, g.origin[axis], f.box.name);
-          file.set_attribute("spacing_" + axis_name, g.spacing[axis], f.box.name);
-        }
-      }
-    }
+    io::write_cf_time(file, time_axis_, state_.time);
+    io::write_cf_fields(file, fields);
     file.close();
   }
   MPI_Barrier(comm_);
@@ -344,6 +351,7 @@ std::string Run::write_checkpoint() {
   return checkpoints_.write({kind_, deck_.resolved_text(), state_.time, state_.step}, solver_->state(),
                             [this](io::H5File& file) {
                               state_.history.write(file, "diagnostics");
+    io::attach_series_to_time(file, "diagnostics", state_.history.names(), time_axis_);
                               file.write_series("run/output_times", state_.output_times);
                               for (const auto& s : solver_->state_scalars())
                                 file.set_attribute("state " + s.name, s.value);

@@ -22,6 +22,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts", "post"))
 import cavity_centrelines  # noqa: E402  (after its folder is on the path)
 import h5py  # noqa: E402
+import meridian_post  # noqa: E402
 
 NUMBER = r"[-+0-9.eE]+"
 
@@ -31,7 +32,8 @@ def meridian_outputs(folder):
     outputs = []
     for path in sorted(glob.glob(os.path.join(folder, "fields_*.h5"))):
         with h5py.File(path, "r") as f:
-            outputs.append((float(f.attrs["time"]), int(f.attrs["step"]), f["fields/u"][...], f["fields/v"][...]))
+            outputs.append((float(f.attrs["time"]), int(f.attrs["step"]), meridian_post.field_values(f["fields/u"]),
+                            meridian_post.field_values(f["fields/v"])))
     return outputs
 
 

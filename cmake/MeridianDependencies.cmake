@@ -8,7 +8,7 @@ if(NOT HDF5_ROOT AND EXISTS /usr/lib/x86_64-linux-gnu/hdf5/mpich)
   set(HDF5_ROOT /usr/lib/x86_64-linux-gnu/hdf5/mpich)
   set(HDF5_C_COMPILER_EXECUTABLE /usr/bin/h5pcc.mpich)
 endif()
-find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(HDF5 REQUIRED COMPONENTS C HL)  # HL: the dimension scales (H5DS) netCDF-4 reads
 if(NOT HDF5_IS_PARALLEL)
   message(FATAL_ERROR "Meridian needs a parallel (MPI) build of HDF5; found a serial one at ${HDF5_INCLUDE_DIRS}. "
                       "On Debian install libhdf5-mpich-dev.")
@@ -24,7 +24,7 @@ find_package(toml11 REQUIRED)
 
 add_library(meridian_hdf5 INTERFACE)
 target_include_directories(meridian_hdf5 SYSTEM INTERFACE ${HDF5_INCLUDE_DIRS})
-target_link_libraries(meridian_hdf5 INTERFACE ${HDF5_C_LIBRARIES})
+target_link_libraries(meridian_hdf5 INTERFACE ${HDF5_C_HL_LIBRARIES} ${HDF5_C_LIBRARIES})
 target_compile_definitions(meridian_hdf5 INTERFACE ${HDF5_DEFINITIONS})
 
 # Warnings for the project's own code only.

@@ -1,5 +1,8 @@
 #include "io/hdf5_file.hpp"
 
+#include <hdf5_hl.h>
+
+#include <algorithm>
 #include <numeric>
 
 namespace meridian::io {
@@ -70,6 +73,22 @@ hid_t select_box(hid_t filespace, const DatasetBox& box) {
   return memspace;
 }
 
+// An unlimited first dimension needs a chunked layout: one record of a field per chunk (split along its
+// slowest axes while a chunk exceeds 64 MiB; HDF5 caps a chunk at 4 GiB), a series in chunks of 4096 values.
+hid_t creation_list(const DatasetBox& box, const std::vector<hsize_t>& dims) {
+  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  if (box.fill_value) H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &*box.fill_value);
+  if (!box.unlimited) return dcpl;
+  std::vector<hsize_t> chunk(dims);
+  for (auto& c : chunk) c = std::max<hsize_t>(c, 1);
+  chunk[0] = dims.size() > 1 ? 1 : std::min<hsize_t>(chunk[0], 4096);
+  const auto bytes = [&chunk] { return std::accumulate(chunk.begin(), chunk.end(), hsize_t{8}, std::multiplies<>()); };
+  for (std::size_t axis = 1; axis < chunk.size() && bytes() > (hsize_t{64} << 20); ++axis)
+    while (chunk[axis] > 1 && bytes() > (hsize_t{64} << 20)) chunk[axis] = (chunk[axis] + 1) / 2;
+  H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), chunk.data());
+  return dcpl;
+}
+
 hid_t collective_transfer() {
   const hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
   H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
@@ -121,18 +140,41 @@ void H5File::write(const HostDataset& dataset) {
   if (dataset.values.size() != box.local_values())
     throw std::logic_error("dataset " + box.name + ": values do not match the box");
   const auto dims = file_extents(box);
-  Handle filespace(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  std::vector<hsize_t> limits(dims);
+  if (box.unlimited) limits[0] = H5S_UNLIMITED;
+  Handle filespace(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), limits.data()));
   // Names like "fields/q" create their groups on the way.
   Handle links(H5Pcreate(H5P_LINK_CREATE));
   H5Pset_create_intermediate_group(links, 1);
-  Handle set(checked(H5Dcreate2(file_, box.name.c_str(), H5T_IEEE_F64LE, filespace, links, H5P_DEFAULT,
-                                H5P_DEFAULT),
+  Handle dcpl(creation_list(box, dims));
+  Handle set(checked(H5Dcreate2(file_, box.name.c_str(), H5T_IEEE_F64LE, filespace, links, dcpl, H5P_DEFAULT),
                      "create dataset " + box.name, path_));
   Handle memspace(select_box(filespace, box));
   Handle dxpl(collective_transfer());
   check(H5Dwrite(set, H5T_NATIVE_DOUBLE, memspace, filespace, dxpl, dataset.values.data()), "write " + box.name,
         path_);
   if (!box.units.empty()) set_attribute("units", box.units, box.name);
+  if (!box.long_name.empty()) set_attribute("long_name", box.long_name, box.name);
+  if (!box.standard_name.empty()) set_attribute("standard_name", box.standard_name, box.name);
+  if (box.fill_value) set_attribute("_FillValue", *box.fill_value, box.name);
+}
+
+void H5File::link(const std::string& name, const std::string& target) {
+  Handle links(H5Pcreate(H5P_LINK_CREATE));
+  H5Pset_create_intermediate_group(links, 1);
+  check(H5Lcreate_soft(target.c_str(), file_, name.c_str(), links, H5P_DEFAULT), "link " + name + " to " + target,
+        path_);
+}
+
+void H5File::make_dimension(const std::string& dataset, const std::string& dimension) {
+  Handle set(checked(H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT), "open " + dataset, path_));
+  check(H5DSset_scale(set, dimension.c_str()), "make " + dataset + " a dimension scale", path_);
+}
+
+void H5File::attach_dimension(const std::string& dataset, const std::string& scale, unsigned index) {
+  Handle set(checked(H5Dopen2(file_, dataset.c_str(), H5P_DEFAULT), "open " + dataset, path_));
+  Handle dimension(checked(H5Dopen2(file_, scale.c_str(), H5P_DEFAULT), "open " + scale, path_));
+  check(H5DSattach_scale(set, dimension, index), "attach " + scale + " to " + dataset, path_);
 }
 
 bool H5File::has_dataset(const std::string& name) const {
@@ -162,8 +204,9 @@ void H5File::read(HostDataset& into) {
   check(H5Dread(set, H5T_NATIVE_DOUBLE, memspace, filespace, dxpl, into.values.data()), "read " + box.name, path_);
 }
 
-void H5File::write_series(const std::string& name, const std::vector<double>& values) {
+void H5File::write_series(const std::string& name, const std::vector<double>& values, bool unlimited) {
   HostDataset series{DatasetBox{name, {values.size()}, {0}, {rank_() == 0 ? values.size() : 0}}, {}};
+  series.box.unlimited = unlimited;
   if (rank_() == 0) series.values = values;
   write(series);
 }

@@ -33,8 +33,15 @@ class H5File {
   bool has_dataset(const std::string& name) const;
   std::vector<unsigned long long> extents(const std::string& name) const;
 
+  // A soft link `name` (its groups created on the way) to the object at the absolute path `target`.
+  void link(const std::string& name, const std::string& target);
+  // Makes a dataset a netCDF-4 dimension (an HDF5 dimension scale named `dimension`), and attaches such a scale
+  // to dimension `index` of a dataset (H5DS; collective in parallel HDF5, as every call here).
+  void make_dimension(const std::string& dataset, const std::string& dimension);
+  void attach_dimension(const std::string& dataset, const std::string& scale, unsigned index);
+
   // A 1-D series held whole on every rank (diagnostics); only rank 0's copy is written.
-  void write_series(const std::string& name, const std::vector<double>& values);
+  void write_series(const std::string& name, const std::vector<double>& values, bool unlimited = false);
   std::vector<double> read_series(const std::string& name);
 
   // Attributes on the file's root group (object "/") or on a dataset.

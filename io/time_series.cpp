@@ -26,7 +26,7 @@ const std::vector<double>& TimeSeries::column(const std::string& name) const {
 void TimeSeries::write(H5File& file, const std::string& group) const {
   std::string joined;
   for (std::size_t i = 0; i < names_.size(); ++i) {
-    file.write_series(group + "/" + names_[i], columns_[i]);
+    file.write_series(group + "/" + names_[i], columns_[i], true);
     if (i < units_.size() && !units_[i].empty()) file.set_attribute("units", units_[i], group + "/" + names_[i]);
     joined += (i ? "," : "") + names_[i];
   }

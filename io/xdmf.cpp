@@ -40,9 +40,16 @@ void write_grid(std::ostream& out, const XdmfStep& step, const std::vector<Datas
       << "        </Geometry>\n";
   for (const auto& f : fields) {
     const std::string name = f.name.substr(f.name.rfind('/') + 1);
+    // The variable is the field's one record over (time, [z,] y, x) (io/cf_fields.hpp): a hyperslab of it.
+    std::vector<unsigned long long> record(cells), start(cells.size() + 1, 0), stride(cells.size() + 1, 1);
+    record.insert(record.begin(), 1);
     out << "        <Attribute Name=\"" << name << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
-        << "          <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" Dimensions=\""
-        << dims_text(cells) << "\">" << step.file << ":/" << f.name << "</DataItem>\n"
+        << "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << dims_text(cells) << "\">\n"
+        << "            <DataItem Format=\"XML\" Dimensions=\"3 " << record.size() << "\">" << dims_text(start) << " "
+        << dims_text(stride) << " " << dims_text(record) << "</DataItem>\n"
+        << "            <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"8\" Dimensions=\""
+        << dims_text(record) << "\">" << step.file << ":/" << name << "</DataItem>\n"
+        << "          </DataItem>\n"
         << "        </Attribute>\n";
   }
   out << "      </Grid>\n";

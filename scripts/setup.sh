@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(build-essential cmake mpich libmpich-dev libhdf5-mpich-dev hdf5-tools libtrilinos-kokkos-dev
           libfftw3-dev libtoml11-dev libgtest-dev clang python3-h5py python3-numpy python3-matplotlib
-          libquantlib0-dev)
+          libquantlib0-dev python3-xarray python3-netcdf4 cdo netcdf-bin)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -35,6 +35,9 @@ class Solver {
 
   // Scalars recorded in the diagnostics time series (collective; equal on every rank).
   virtual std::vector<Scalar> diagnostics(double time) = 0;
+  // What the driver's time is, for the output's CF time axis: physical time in seconds since `epoch` (the
+  // deck's run.epoch, "YYYY-MM-DD hh:mm:ss"), unless a solver's time is another quantity.
+  virtual io::TimeAxis time_axis(const std::string& epoch) const { return {"seconds since " + epoch, "time", true}; }
   // The same columns for a record between output times, where a solver may put NaN in place of what
   // is costly to compute (advection's error norms evaluate the exact solution at 9 points a cell).
   virtual std::vector<Scalar> diagnostics_between_outputs(double time) { return diagnostics(time); }

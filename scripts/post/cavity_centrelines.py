@@ -116,7 +116,7 @@ def main():
             raise SystemExit(f"{path}: written by the {post.text(f.attrs.get('solver', 'unknown'))} solver, "
                              "not cfd_projection")
         deck = post.tomllib.loads(post.text(f.attrs["deck"]))
-        u, v = f["fields/u"][...], f["fields/v"][...]
+        u, v = post.field_values(f["fields/u"]), post.field_values(f["fields/v"])
         time = float(f.attrs["time"])
     projection = deck["projection"]
     # The square's side is the x extent of projection.domain; an empty wall_velocity means every wall at rest.

@@ -162,19 +162,33 @@ class Run:
             return Diagnostics(series, {key: text(value) for key, value in f.attrs.items()})
 
 
+def record_index(dataset):
+    """The index of the one record of a field over (time, [z,] y, x), as field files are written (netCDF/CF),
+    or () for a field without the time dimension (files written before 2026-12)."""
+    return (0,) if dataset.ndim and "time" in dataset.dims[0].keys() else ()
+
+
+def field_values(dataset):
+    """A field's values over ([z,] y, x), whichever layout its file has."""
+    return dataset[record_index(dataset) or ...]
+
+
 def _field(name, group, file):
     """fields/<name>, or the norm of the components of a derived field; 3-D: the middle z slice."""
     parts = DERIVED_FIELDS.get(name, (name,))
     first = group[parts[0]]
     attrs = first.attrs
-    where = ()  # the whole of a 2-D field
+    where = record_index(first)  # the whole of a 2-D field
+    shape = first.shape[len(where):]
     slice_note = ""
-    if first.ndim == 3:
-        middle = first.shape[0] // 2
-        where = middle
+    if len(shape) == 3:
+        middle = shape[0] // 2
+        where += (middle,)
         z = attrs["origin_z"] + (middle + 0.5) * attrs["spacing_z"]
-        slice_note = f"z = {z:.4g} (slice {middle} of {first.shape[0]})"
-    components = [group[part][where] for part in parts]  # only the slice is read
+        slice_note = f"z = {z:.4g} (slice {middle} of {shape[0]})"
+    components = [group[part][where or ...] for part in parts]  # only the slice is read
+    if "_FillValue" in attrs:  # cells where the field is undefined (inside a body): blank in a plot
+        components = [np.where(c == attrs["_FillValue"], np.nan, c) for c in components]
     values = components[0] if len(parts) == 1 else np.sqrt(sum(component**2 for component in components))
     ny, nx = values.shape
     x0, y0 = attrs["origin_x"], attrs["origin_y"]

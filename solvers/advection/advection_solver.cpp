@@ -668,6 +668,7 @@ io::DatasetBox AdvectionSolver<Real>::tracer_box(const Tracer& tracer) const {
   io::DatasetBox box;
   box.name = "fields/" + tracer.name;
   box.units = "tracer mixing ratio";
+  box.long_name = "mixing ratio of the tracer " + tracer.name;
   const int dims = decomp_.dimensions();
   for (int axis = dims - 1; axis >= 0; --axis) {  // C order: z, y, x
     box.global.push_back(decomp_.global_cells(axis));

@@ -589,13 +589,21 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
   const long y_rows = dims == 3 ? decomp_.local_cells(1) + 1 : 1;
   flux_ = Flux("atmosphere::flux", components_, (nz + 1) * y_rows, decomp_.local_cells(0) + 1);
   if (!parallel::device_memory_is_host) q_host_ = Kokkos::create_mirror(q_);
-  std::vector<std::pair<const char*, const char*>> fields{{"fields/theta_perturbation", "K"},
-                                                          {"fields/u", "m/s"},
-                                                          {"fields/w", "m/s"},
-                                                          {"fields/pressure_perturbation", "Pa"},
-                                                          {"fields/density_perturbation", "kg/m^3"}};
-  if (dims == 3) fields.push_back({"fields/v", "m/s"});
-  for (const auto& f : fields) output_.push_back({box(f.first, f.second), {}});
+  // CF names: the winds have standard names; the perturbations from the hydrostatic reference state have none.
+  struct Output {
+    const char *name, *units, *long_name, *standard_name;
+  };
+  std::vector<Output> fields{
+      {"fields/theta_perturbation", "K", "potential temperature minus the reference state's", ""},
+      {"fields/u", "m/s", "eastward wind", "eastward_wind"},
+      {"fields/w", "m/s", "upward air velocity", "upward_air_velocity"},
+      {"fields/pressure_perturbation", "Pa", "air pressure minus the reference state's", ""},
+      {"fields/density_perturbation", "kg/m^3", "air density minus the reference state's", ""}};
+  if (dims == 3) fields.push_back({"fields/v", "m/s", "northward wind", "northward_wind"});
+  for (const auto& f : fields) {
+    output_.push_back({box(f.name, f.units), {}});
+    output_.back().box.long_name = f.long_name, output_.back().box.standard_name = f.standard_name;
+  }
   for (const auto& b : state_layout()) staged_state_.push_back({b, {}});
   for (auto* sets : {&output_, &staged_state_})
     for (auto& d : *sets) d.values.resize(d.box.local_values());
@@ -709,6 +717,9 @@ io::DatasetBox AtmosphereSolver::box(const std::string& name, const std::string&
   io::Geometry g;
   g.dimensions = dimensions();
   g.spacing = spacing_;
+  g.length_units = "m";
+  g.vertical_axis = dimensions() - 1;  // z, the last axis: (x, z) in 2-D
+  if (dimensions() == 2) g.axis_names = {"x", "z", ""};
   b.geometry = g;
   return b;
 }

@@ -298,12 +298,21 @@ ProjectionSolver::ProjectionSolver(const ProjectionSettings& settings, MPI_Comm 
   if (s_.taylor_green) taylor_green(s_, mac_.grid(), vel, p);
   mac_.set_state(vel, p);
   const int dims = mac_.grid().dims;
-  for (int c = 0; c < dims; ++c) output_.push_back({box(std::string("fields/") + "uvw"[c], "length/time"), {}});
-  output_.push_back({box("fields/p", "length^2/time^2"), {}});
-  if (dims == 2) output_.push_back({box("fields/vorticity", "1/time"), {}});
+  const auto add = [this](const std::string& name, const char* units, const std::string& long_name) {
+    output_.push_back({box("fields/" + name, units), {}});
+    output_.back().box.long_name = long_name;
+    // Inside a body the flow is not defined: those cells hold the fill value (CF's default for doubles).
+    if (mac_.bodies()) output_.back().box.fill_value = io::cf_fill_value;
+  };
+  for (int c = 0; c < dims; ++c) add(std::string(1, "uvw"[c]), "length/time", std::string(1, "xyz"[c]) + " velocity");
+  add("p", "length^2/time^2", "kinematic pressure (pressure over density)");
+  if (dims == 2) add("vorticity", "1/time", "vorticity (z component)");
   else
-    for (int a = 0; a < 3; ++a) output_.push_back({box(std::string("fields/vorticity_") + axis_names[a], "1/time"), {}});
-  if (mac_.bodies()) output_.push_back({box("fields/body_mask", "1"), mac_.bodies()->cell_mask()});
+    for (int a = 0; a < 3; ++a) add(std::string("vorticity_") + axis_names[a], "1/time", std::string("vorticity (") + axis_names[a] + " component)");
+  if (mac_.bodies()) {
+    output_.push_back({box("fields/body_mask", "1"), mac_.bodies()->cell_mask()});
+    output_.back().box.long_name = "1 where the cell centre lies inside a body";
+  }
   for (const auto& b : state_layout()) staged_state_.push_back({b, {}});
   for (auto* sets : {&output_, &staged_state_})
     for (auto& d : *sets) d.values.resize(d.box.local_values());
@@ -422,6 +431,9 @@ const std::vector<io::HostDataset>& ProjectionSolver::output_fields() {
     for (int a = dims == 2 ? 2 : 0; a < 3; ++a)
       output_[dims + 1 + (dims == 2 ? 0 : a)].values[n] =
           0.25 * (edge(a, x, 0, 0) + edge(a, x, 1, 0) + edge(a, x, 0, 1) + edge(a, x, 1, 1));
+    if (mac_.bodies() && mac_.bodies()->cell_mask()[n] > 0)
+      for (auto& field : output_)
+        if (field.box.fill_value) field.values[n] = *field.box.fill_value;
   });
   return output_;
 }

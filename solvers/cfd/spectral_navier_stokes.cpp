@@ -617,9 +617,12 @@ io::DatasetBox SpectralNavierStokes::real_box(const std::string& name) const {
 void SpectralNavierStokes::make_output_datasets() {
   const char* names[7] = {"u", "v", "w", "vorticity_x", "vorticity_y", "vorticity_z", "scalar"};
   const char* units[7] = {"length/time", "length/time", "length/time", "1/time", "1/time", "1/time", "scalar units"};
+  const char* long_names[7] = {"x velocity", "y velocity", "z velocity", "vorticity (x component)",
+                               "vorticity (y component)", "vorticity (z component)", "passive scalar"};
   for (int f = 0; f < (s_.passive_scalar ? 7 : 6); ++f) {
     io::HostDataset d{real_box(std::string("fields/") + names[f]), {}};
     d.box.units = units[f];
+    d.box.long_name = long_names[f];
     d.values.resize(d.box.local_values());
     output_.push_back(std::move(d));
   }

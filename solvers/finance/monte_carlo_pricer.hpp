@@ -80,6 +80,8 @@ class MonteCarloPricer final : public solvers::Solver {
   std::vector<solvers::Scalar> progress(double dt) const override;
   bool finished() const override;
   double work_per_step() const override;
+  // The driver's time here is the fraction of the paths done, not a date.
+  io::TimeAxis time_axis(const std::string&) const override { return {"1", "fraction of the paths done", false}; }
   std::string work_unit() const override { return "path-steps"; }
   std::string layout() const override;
   std::string report() const override;
