@@ -97,12 +97,22 @@ mesh::MessagePath message_path_of(const io::Deck& deck) {
   }
 }
 
+// run.epoch as CF wants it in "seconds since": YYYY-MM-DD hh:mm:ss, each field in its range.
+void check_epoch(const io::Deck& deck) {
+  const std::string& epoch = deck.string("run", "epoch");
+  std::smatch m;
+  const bool shaped = std::regex_match(epoch, m, std::regex(R"((\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}))"));
+  const auto field = [&m](int n) { return std::stoi(m[n].str()); };
+  if (!shaped || field(2) < 1 || field(2) > 12 || field(3) < 1 || field(3) > 31 || field(4) > 23 || field(5) > 59 ||
+      field(6) > 60)
+    deck.fail("run", "epoch", "\"" + epoch + "\" is not a date and time \"YYYY-MM-DD hh:mm:ss\" (month 01-12, day 01-31, "
+              "hour 00-23), e.g. \"2000-01-01 00:00:00\"");
+}
+
 // The output's time axis: CF time since the deck's epoch, unless the solver's time is another quantity.
 io::TimeAxis time_axis_of(const io::Deck& deck, const solvers::Solver& solver) {
-  const std::string& epoch = deck.string("run", "epoch");
-  if (!std::regex_match(epoch, std::regex(R"(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})")))
-    deck.fail("run", "epoch", "\"" + epoch + "\" is not a date and time \"YYYY-MM-DD hh:mm:ss\", e.g. \"2000-01-01 00:00:00\"");
-  return solver.time_axis(epoch);
+  validate_run_keys(deck);
+  return solver.time_axis(deck.string("run", "epoch"));
 }
 
 int rank_of(MPI_Comm comm) {
@@ -591,6 +601,8 @@ int Run::execute() {
 }
 
 }  // namespace
+
+void validate_run_keys(const io::Deck& deck) { check_epoch(deck); }
 
 io::Schema schema_for(const solvers::SolverEntry& solver) {
   io::Schema schema;

@@ -27,6 +27,10 @@ class RestartError : public std::runtime_error {
 // The full schema for a deck: [solver], [run] and the keys of the solver the deck names.
 io::Schema schema_for(const solvers::SolverEntry& solver);
 
+// The [run] checks beyond the schema's (run.epoch is a date and time): io::DeckError naming the key. `meridian
+// check` makes them as `run` does.
+void validate_run_keys(const io::Deck& deck);
+
 // Runs a deck to its end; returns an ExitCode. Throws io::DeckError, RestartError or others.
 int run(const RunOptions& options, MPI_Comm comm);
 

@@ -136,6 +136,7 @@ int check(const Command& command) {
   const auto& solver = meridian::solvers::find_solver(kind, command.options.deck_path);
   const io::Schema schema = app::schema_for(solver);
   const io::Deck deck = io::Deck::load(command.options.deck_path, schema, command.options.overrides);
+  app::validate_run_keys(deck);
   solver.validate(deck, MPI_COMM_WORLD);
   if (rank == 0)
     std::cout << "# " << command.options.deck_path << ": valid; resolved deck with every default:\n"

@@ -30,6 +30,10 @@ expect_rejected() {
   cases=$((cases + 1))
 }
 
+expect_rejected epoch_not_a_date "run.epoch" "$head
+[run]
+epoch = \"2000-13-01 00:00:00\""
+
 projection='[solver]
 kind = "cfd_projection"
 '
