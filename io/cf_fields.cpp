@@ -40,14 +40,13 @@ void write_coordinate(H5File& file, const DatasetBox& box, int axis) {
 
 // A gridded field as a root variable over (time, [z,] y, x), its grid attributes, dimensions and link.
 void write_variable(H5File& file, const HostDataset& field) {
-  HostDataset variable{field.box, {}};
-  DatasetBox& box = variable.box;
+  DatasetBox box = field.box;
   box.name = basename(field.box.name);
   box.global.insert(box.global.begin(), 1);
   box.offset.insert(box.offset.begin(), 0);
   box.count.insert(box.count.begin(), 1);
   box.unlimited = true;
-  file.write(HostDataset{box, field.values});
+  file.write(box, field.values);
   const Geometry& g = *box.geometry;
   for (int axis = 0; axis < g.dimensions; ++axis) {
     const std::string axis_name(1, "xyz"[axis]);

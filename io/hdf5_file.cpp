@@ -135,9 +135,8 @@ int H5File::rank_() const {
   return rank;
 }
 
-void H5File::write(const HostDataset& dataset) {
-  const DatasetBox& box = dataset.box;
-  if (dataset.values.size() != box.local_values())
+void H5File::write(const DatasetBox& box, const std::vector<double>& values) {
+  if (values.size() != box.local_values())
     throw std::logic_error("dataset " + box.name + ": values do not match the box");
   const auto dims = file_extents(box);
   std::vector<hsize_t> limits(dims);
@@ -151,7 +150,7 @@ void H5File::write(const HostDataset& dataset) {
                      "create dataset " + box.name, path_));
   Handle memspace(select_box(filespace, box));
   Handle dxpl(collective_transfer());
-  check(H5Dwrite(set, H5T_NATIVE_DOUBLE, memspace, filespace, dxpl, dataset.values.data()), "write " + box.name,
+  check(H5Dwrite(set, H5T_NATIVE_DOUBLE, memspace, filespace, dxpl, values.data()), "write " + box.name,
         path_);
   if (!box.units.empty()) set_attribute("units", box.units, box.name);
   if (!box.long_name.empty()) set_attribute("long_name", box.long_name, box.name);

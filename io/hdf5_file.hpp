@@ -27,7 +27,9 @@ class H5File {
   H5File& operator=(H5File&&) = delete;
   H5File(const H5File&) = delete;
 
-  void write(const HostDataset& dataset);
+  void write(const HostDataset& dataset) { write(dataset.box, dataset.values); }
+  // The same, for values held apart from their box (no copy of them).
+  void write(const DatasetBox& box, const std::vector<double>& values);
   // Reads the box of `into.box` from the dataset of that name; the global extents must match.
   void read(HostDataset& into);
   bool has_dataset(const std::string& name) const;
