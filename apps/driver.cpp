@@ -16,6 +16,7 @@
 
 #include "apps/exit_codes.hpp"
 #include "apps/injected_fault.hpp"
+#include "apps/launch_report.hpp"
 #include "apps/signals.hpp"
 #include "io/broadcast.hpp"
 #include "io/cf_fields.hpp"
@@ -67,6 +68,12 @@ void declare_run_keys(io::Schema& schema) {
   add({"run", "epoch", KeyType::string, std::string("2000-01-01 00:00:00"), "",
        "the date and time (UTC) that simulated time 0 stands for in the output's CF time axis, \"YYYY-MM-DD "
        "hh:mm:ss\": its units are \"seconds since\" this"});
+  add({"run", "fenced_timing", KeyType::boolean, false, "",
+       "every phase timer waits for the device before reading the clock, so that on a GPU each phase of the run "
+       "summary holds the device time of its own work, at the price of two synchronisations per timed phase; "
+       "false: on a GPU only the step's total is device time (the driver waits once at the end of each step) and "
+       "a phase inside it holds what its work cost the host (launching, waiting for MPI and reductions); no "
+       "effect on the host backends, whose kernels finish before they return"});
   add({"run", "output_dir", KeyType::string, std::string(""), "",
        "folder for output and checkpoints (empty: output/<deck name>); --output overrides it"});
 }
@@ -194,6 +201,7 @@ class Run {
   Clock::time_point step_start_ = start_, last_progress_line_ = start_;
   double start_time_ = 0;  // simulated time when this run (or restart) began
   InjectedFault fault_ = injected_fault();
+  LaunchReport launches_;
   io::RunLock lock_;  // rank 0's, on the output folder
 };
 
@@ -260,7 +268,9 @@ Run::Run(const RunOptions& options, MPI_Comm comm)
                    comm),
       end_time_(deck_.real("run", "end_time")),
       output_interval_(deck_.real("run", "output_interval")),
-      write_state_(deck_.boolean("run", "write_state")) {}
+      write_state_(deck_.boolean("run", "write_state")) {
+  timing::set_fences(deck_.boolean("run", "fenced_timing"));
+}
 
 double Run::next_output_time() const {
   if (output_interval_ <= 0) return end_time_;
@@ -278,6 +288,7 @@ bool Run::at_end() const {
 
 void Run::record_diagnostics(bool at_output) {
   timing::ScopedTimer timer("diagnostics");
+  const CountedScope counted(launches_, CountedPhase::diagnostics);
   std::vector<std::string> names{"time", "step"}, units{"time", "steps"};
   std::vector<double> values{state_.time, static_cast<double>(state_.step)};
   const auto scalars = at_output ? solver_->diagnostics(state_.time) : solver_->diagnostics_between_outputs(state_.time);
@@ -325,6 +336,7 @@ void Run::write_output() {
     return;
   }
   timing::ScopedTimer timer("output");
+  const CountedScope counted(launches_, CountedPhase::output);
   std::ostringstream name;
   name << "fields_" << std::setw(5) << std::setfill('0') << state_.output_times.size() << ".h5";
   const auto& fields = solver_->output_fields();
@@ -358,6 +370,7 @@ void Run::write_output() {
 std::string Run::write_checkpoint() {
   if (!write_state_) return "";
   timing::ScopedTimer timer("checkpoint");
+  const CountedScope counted(launches_, CountedPhase::checkpoint);
   return checkpoints_.write({kind_, deck_.resolved_text(), state_.time, state_.step}, solver_->state(),
                             [this](io::H5File& file) {
                               state_.history.write(file, "diagnostics");
@@ -502,6 +515,7 @@ void Run::print_summary(const RunSummary& summary) const {
   if (summary.throughput > 0)
     out << "  throughput    " << std::scientific << std::setprecision(3) << summary.throughput << " "
         << summary.throughput_unit << " (" << summary.throughput / summary.ranks << " per rank)\n";
+  if (parallel::launch_counting_enabled()) out << launches_.table();
   out << "  restart from  " << (summary.checkpoint.empty() ? "(no checkpoint written)" : summary.checkpoint) << "\n";
   std::cout << solver_->report() << out.str() << std::flush;
 }
@@ -543,6 +557,7 @@ int Run::execute() {
     {
       // The step's time includes choosing dt (a CFL number may need the velocity in physical space).
       timing::ScopedTimer timer("step");
+      const CountedScope counted(launches_, steps == 0 ? CountedPhase::first_step : CountedPhase::step);
       dt = solver_->stable_dt(state_.time);
       // Shorten the step that would reach (or nearly reach) an output time so it lands exactly on it.
       lands = state_.time + dt * (1 + 1e-10) >= target;

@@ -21,6 +21,7 @@
 #include "build_info.hpp"
 #include "io/hdf5_file.hpp"
 #include "parallel/fence.hpp"
+#include "parallel/launch_counts.hpp"
 
 namespace app = meridian::app;
 namespace io = meridian::io;
@@ -29,7 +30,9 @@ namespace {
 
 const char* usage =
     "usage:\n"
-    "  meridian run DECK [--set section.key=value]... [--restart latest|PATH] [--output DIR]\n"
+    "  meridian run DECK [--set section.key=value]... [--restart latest|PATH] [--output DIR] [--count-launches]\n"
+    "                                 --count-launches: kernels, reductions, library calls, fences and copies\n"
+    "                                 per step in the run summary (what a GPU would pay in launch latency)\n"
     "  meridian check DECK [--set section.key=value]...   validate and print the resolved deck\n"
     "  meridian check --describe KIND                    every deck key of a solver, as a Markdown table\n"
     "  meridian info                                     the build: Kokkos, MPI, HDF5, CUDA\n"
@@ -46,6 +49,7 @@ struct Command {
   std::string verb;
   app::RunOptions options;
   bool describe = false;
+  bool count_launches = false;
 };
 
 Command parse(int argc, char** argv) {
@@ -79,11 +83,17 @@ Command parse(int argc, char** argv) {
       command.options.output_dir = value();
     else if (a == "--describe" && command.verb == "check")
       command.describe = true;
+    else if (a == "--count-launches" && command.verb == "run")
+      command.count_launches = true;
     else if (!a.empty() && a[0] != '-' && command.options.deck_path.empty())
       command.options.deck_path = a;
     else
       throw UsageError("unexpected argument '" + a + "'");
   }
+  // A Kokkos Tools library replaces the callbacks that count (parallel/launch_counts.hpp).
+  if (command.count_launches && (std::getenv("KOKKOS_TOOLS_LIBS") || std::getenv("KOKKOS_PROFILE_LIBRARY")))
+    throw UsageError("--count-launches counts with its own Kokkos Tools callbacks: unset KOKKOS_TOOLS_LIBS and "
+                     "KOKKOS_PROFILE_LIBRARY, or count with that library instead");
   if (command.verb != "info" && command.options.deck_path.empty())
     throw UsageError(command.verb + " needs a " + (command.describe ? "solver kind" : "deck file"));
   return command;
@@ -211,6 +221,7 @@ int main(int argc, char** argv) {
     std::vector<char*> kokkos_argv;
     for (auto& a : kokkos_args) kokkos_argv.push_back(a.data());
     int kokkos_argc = static_cast<int>(kokkos_argv.size());
+    if (command.count_launches) meridian::parallel::enable_launch_counting();  // before Kokkos starts
     Kokkos::initialize(kokkos_argc, kokkos_argv.data());
     try {
       // info is answered by rank 0 alone; run and check are collective.

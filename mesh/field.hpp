@@ -9,6 +9,7 @@
 
 #include "mesh/decomposition.hpp"
 #include "mesh/message_buffer.hpp"
+#include "parallel/copies.hpp"
 
 namespace meridian::mesh {
 
@@ -29,7 +30,7 @@ FieldOf<Real> make_field(const Decomposition& decomp, int components, const std:
 template <class DeviceView>
 typename DeviceView::HostMirror on_host(const DeviceView& view, const typename DeviceView::HostMirror& mirror) {
   if (parallel::device_memory_is_host) return Kokkos::create_mirror_view(view);  // the view itself: no copy
-  Kokkos::deep_copy(mirror, view);
+  parallel::copy<parallel::Copy::device_to_host>(mirror, view);
   return mirror;
 }
 

@@ -25,17 +25,17 @@ parallel::Boxes range_of(const FieldOf<T>& field, const Box& box) {
   return {{0, box.lo[2], box.lo[1], box.lo[0]}, {static_cast<long>(field.extent(0)), box.hi[2], box.hi[1], box.hi[0]}};
 }
 
-// Copies a box of every component of a field to or from the start of a buffer, in the buffer's
+// Copies a box of every component of a field to or from a buffer from index `at` on, in the buffer's
 // order (component, z, y, x), the cell's indices straight from the loop (no divisions).
 template <class T>
-void copy_box(const FieldOf<T>& field, const Kokkos::View<T*>& buffer, const Box& box, Direction direction) {
+void copy_box(const FieldOf<T>& field, const Kokkos::View<T*>& buffer, long at, const Box& box, Direction direction) {
   const long nx = box.hi[0] - box.lo[0], ny = box.hi[1] - box.lo[1], nz = box.hi[2] - box.lo[2];
   const long x0 = box.lo[0], y0 = box.lo[1], z0 = box.lo[2];
   const bool pack = direction == Direction::pack;
   parallel::for_each(
       pack ? "halo::pack" : "halo::unpack", range_of(field, box),
       KOKKOS_LAMBDA(const long c, const long k, const long j, const long i) {
-        const long n = ((c * nz + (k - z0)) * ny + (j - y0)) * nx + (i - x0);
+        const long n = at + ((c * nz + (k - z0)) * ny + (j - y0)) * nx + (i - x0);
         T& cell = field(c, k, j, i);
         if (pack)
           buffer(n) = cell;
@@ -44,14 +44,20 @@ void copy_box(const FieldOf<T>& field, const Kokkos::View<T*>& buffer, const Box
       });
 }
 
-// A periodic axis held whole by this rank: each halo is the interior slab a period away, copied
-// within the field (no buffer, no message).
+// A periodic axis held whole by this rank: each halo is the interior slab a period away, copied within the
+// field (no buffer, no message). Both sides in one launch: `halos` spans the axis's 2h halo layers, index t
+// standing for layer t below the cells (t < h) or layer t - h above them; every source is an interior cell.
 template <class T>
-void copy_periodic_image(const FieldOf<T>& field, const Box& halo, int axis, long shift) {
-  const long dx = axis == 0 ? shift : 0, dy = axis == 1 ? shift : 0, dz = axis == 2 ? shift : 0;
+void copy_periodic_images(const FieldOf<T>& field, Box halos, int axis, long h, long n) {
+  halos.lo[axis] = 0;
+  halos.hi[axis] = 2 * h;
   parallel::for_each(
-      "halo::periodic_image", range_of(field, halo), KOKKOS_LAMBDA(const long c, const long k, const long j, const long i) {
-        field(c, k, j, i) = field(c, k + dz, j + dy, i + dx);
+      "halo::periodic_image", range_of(field, halos), KOKKOS_LAMBDA(const long c, const long k, const long j, const long i) {
+        long to[3] = {i, j, k}, from[3] = {i, j, k};
+        const long t = to[axis];
+        to[axis] = t < h ? t : t + n;
+        from[axis] = t < h ? t + n : t;
+        field(c, to[2], to[1], to[0]) = field(c, from[2], from[1], from[0]);
       });
 }
 
@@ -96,11 +102,9 @@ MPI_Datatype mpi_type() {
 template <class T>
 HaloExchangeOf<T>::HaloExchangeOf(const Decomposition& decomp, int components, MessagePath path)
     : decomp_(decomp), components_(components) {
-  const auto size = static_cast<std::size_t>(max_slab_cells(decomp) * components);
-  for (int side = 0; side < 2; ++side) {
-    send_[side] = MessageBufferOf<T>("halo::send", size, path);
-    receive_[side] = MessageBufferOf<T>("halo::receive", size, path);
-  }
+  const auto size = static_cast<std::size_t>(2 * max_slab_cells(decomp) * components);
+  send_ = MessageBufferOf<T>("halo::send", size, path);
+  receive_ = MessageBufferOf<T>("halo::receive", size, path);
 }
 
 template <class T>
@@ -126,41 +130,46 @@ void HaloExchangeOf<T>::exchange_across(const FieldOf<T>& field, int axis) {
 template <class T>
 void HaloExchangeOf<T>::exchange_axis(const FieldOf<T>& field, int axis, Corners corners) {
   const std::array<int, 2> neighbour{decomp_.lower_neighbour(axis), decomp_.upper_neighbour(axis)};
+  if (neighbour[0] == MPI_PROC_NULL && neighbour[1] == MPI_PROC_NULL) return;  // walls on both sides
   if (neighbour[0] == decomp_.rank() && neighbour[1] == decomp_.rank()) {
-    const long n = decomp_.local_cells(axis);
-    copy_periodic_image(field, slab(decomp_, axis, false, true, corners), axis, n);
-    copy_periodic_image(field, slab(decomp_, axis, true, true, corners), axis, -n);
-    parallel::fence();
+    copy_periodic_images(field, slab(decomp_, axis, false, true, corners), axis, decomp_.halo(axis),
+                         decomp_.local_cells(axis));
     return;
   }
   // A message travelling towards the upper neighbour carries tag 0, towards the lower one tag 1,
   // so that two messages between the same pair of ranks (two ranks, periodic) never mix.
   const std::array<int, 2> send_tag{1, 0}, receive_tag{0, 1};
-  std::array<std::size_t, 2> count{};
+  // Both sides' messages lie one after the other in one buffer, so that a staged exchange crosses between
+  // device and host once each way per axis, not once per side (gpu-review.md C9).
+  std::array<std::size_t, 2> count{}, at{};
+  std::size_t packed = 0;
   for (int side = 0; side < 2; ++side) {
     if (neighbour[side] == MPI_PROC_NULL) continue;
     const Box box = slab(decomp_, axis, side == 1, false, corners);
-    copy_box(field, send_[side].values(), box, Direction::pack);
     count[side] = static_cast<std::size_t>(box.volume()) * field.extent(0);
+    at[side] = packed;
+    copy_box(field, send_.values(), static_cast<long>(at[side]), box, Direction::pack);
+    packed += count[side];
   }
-  parallel::fence();
+  parallel::fence();  // MPI reads the packed buffer
+  T* sending = send_.send_from(packed);
+  T* receiving = receive_.receive_into();
   std::array<MPI_Request, 4> requests{MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   for (int side = 0; side < 2; ++side) {
     if (neighbour[side] == MPI_PROC_NULL) continue;
     // Both sides exchange slabs of the same shape, so the receive count equals the send count.
     const int n = static_cast<int>(count[side]);
-    MPI_Irecv(receive_[side].receive_into(), n, mpi_type<T>(), neighbour[side], receive_tag[side], decomp_.comm(),
+    MPI_Irecv(receiving + at[side], n, mpi_type<T>(), neighbour[side], receive_tag[side], decomp_.comm(),
               &requests[side]);
-    MPI_Isend(send_[side].send_from(count[side]), n, mpi_type<T>(), neighbour[side], send_tag[side], decomp_.comm(),
-              &requests[2 + side]);
+    MPI_Isend(sending + at[side], n, mpi_type<T>(), neighbour[side], send_tag[side], decomp_.comm(), &requests[2 + side]);
   }
   MPI_Waitall(4, requests.data(), MPI_STATUSES_IGNORE);
+  receive_.received(packed);
   for (int side = 0; side < 2; ++side) {
     if (neighbour[side] == MPI_PROC_NULL) continue;
-    receive_[side].received(count[side]);
-    copy_box(field, receive_[side].values(), slab(decomp_, axis, side == 1, true, corners), Direction::unpack);
+    copy_box(field, receive_.values(), static_cast<long>(at[side]), slab(decomp_, axis, side == 1, true, corners),
+             Direction::unpack);
   }
-  parallel::fence();
 }
 
 template class HaloExchangeOf<float>;

@@ -4,7 +4,12 @@
 // periodic axis this rank holds whole is filled by a copy within the field, without a message.
 // When corners are asked for, the later axes carry the halos the earlier ones filled, which fills
 // edge and corner halos without diagonal messages. Buffers are made once, at construction; MPI
-// takes them directly (CUDA-aware MPI) or through pinned host copies of the bytes sent.
+// takes them directly (CUDA-aware MPI) or through pinned host copies of the bytes sent, one copy each way
+// per axis for both sides.
+// The device is waited for once per axis with a neighbour, after packing, because MPI reads the buffers;
+// nowhere else: unpacking and the periodic copies are kernels ordered before the kernels that read the
+// halos, and the next exchange's wait before MPI comes after this one's unpacking, so the receive buffers
+// are free again when MPI writes them. An axis walled on both sides costs nothing.
 #include <array>
 
 #include "mesh/decomposition.hpp"
@@ -37,7 +42,7 @@ class HaloExchangeOf {
 
   const Decomposition& decomp_;
   int components_;
-  std::array<MessageBufferOf<T>, 2> send_, receive_;  // per side: towards the lower and the upper neighbour
+  MessageBufferOf<T> send_, receive_;  // both sides: towards the lower neighbour, then the upper one
 };
 
 using HaloExchange = HaloExchangeOf<double>;

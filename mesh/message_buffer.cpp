@@ -1,4 +1,5 @@
 #include "mesh/message_buffer.hpp"
+#include "parallel/copies.hpp"
 
 #include <mpi.h>
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -50,7 +51,8 @@ template <class T>
 T* MessageBufferOf<T>::send_from(std::size_t count) {
   if (path_ == MessagePath::direct) return device_.data();
   const std::pair<std::size_t, std::size_t> first(0, count);
-  Kokkos::deep_copy(Kokkos::subview(host_, first), Kokkos::subview(device_, first));  // fences: MPI may read
+  // Fences: MPI may read the buffer as soon as this returns.
+  parallel::copy<parallel::Copy::device_to_host>(Kokkos::subview(host_, first), Kokkos::subview(device_, first));
   return host_.data();
 }
 
@@ -63,7 +65,7 @@ template <class T>
 void MessageBufferOf<T>::received(std::size_t count) {
   if (path_ == MessagePath::direct) return;
   const std::pair<std::size_t, std::size_t> first(0, count);
-  Kokkos::deep_copy(Kokkos::subview(device_, first), Kokkos::subview(host_, first));
+  parallel::copy<parallel::Copy::host_to_device>(Kokkos::subview(device_, first), Kokkos::subview(host_, first));
 }
 
 template class MessageBufferOf<float>;

@@ -2,7 +2,6 @@
 
 #include <exception>
 
-#include "parallel/device_memory.hpp"
 #include "parallel/fence.hpp"
 
 namespace meridian::timing {
@@ -19,7 +18,7 @@ std::string& current_path() {
 }
 
 bool& fence_switch() {
-  static bool on = !parallel::device_memory_is_host;
+  static bool on = false;
   return on;
 }
 

@@ -4,9 +4,10 @@
 // Phases nest: a timer started inside another records under "outer/inner", so the FFT time spent in
 // a time step is told apart from the FFT time spent writing output.
 //
-// Kernels launch asynchronously on a GPU: there a timer fences the execution space before it reads
-// the clock, so each phase holds the work launched inside it. Host backends run kernels to
-// completion and pay nothing for this (the switch is off there unless set).
+// Kernels launch asynchronously on a GPU: a timer reads the clock when its phase's work has been launched,
+// not run, unless timers fence (set_fences, the deck's run.fenced_timing), when it waits for the device
+// before each reading, so each phase holds the work launched inside it at two synchronisations a phase
+// (gpu-review.md C2). Off by default on every backend; host backends run kernels to completion anyway.
 // A timer allocates nothing once its phase has been seen, so timing a step allocates nothing.
 #include <chrono>
 #include <functional>
@@ -17,7 +18,7 @@ namespace meridian::timing {
 
 std::map<std::string, double, std::less<>>& phase_seconds();
 
-// Whether timers fence before reading the clock (default: on for device backends, off for host ones).
+// Whether timers fence before reading the clock (default: off).
 bool fences();
 void set_fences(bool on);
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "parallel/copies.hpp"
+
 namespace meridian::parallel {
 
 // True where the default memory space is host memory (Serial, OpenMP), false on a GPU.
@@ -14,14 +16,14 @@ constexpr bool device_memory_is_host =
 // A table computed on the host (eigenvalues, twiddles), in a View of the default memory space.
 inline Kokkos::View<double*> device_copy(const std::string& label, const std::vector<double>& values) {
   Kokkos::View<double*> v(label, values.size());
-  Kokkos::deep_copy(v, Kokkos::View<const double*, Kokkos::HostSpace>(values.data(), values.size()));
+  copy<Copy::host_to_device>(v, Kokkos::View<const double*, Kokkos::HostSpace>(values.data(), values.size()));
   return v;
 }
 
 // A View's values on the host.
 inline std::vector<double> host_copy(const Kokkos::View<double*>& v) {
   std::vector<double> values(v.extent(0));
-  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(values.data(), values.size()), v);
+  copy<Copy::device_to_host>(Kokkos::View<double*, Kokkos::HostSpace>(values.data(), values.size()), v);
   return values;
 }
 

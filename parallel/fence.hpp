@@ -7,6 +7,8 @@
 
 #include <stdexcept>
 
+#include "parallel/launch_counts.hpp"
+
 namespace meridian::parallel {
 
 class DeviceFault : public std::runtime_error {
@@ -22,8 +24,9 @@ inline bool& device_fault_injected() {
 
 inline void inject_device_fault() { device_fault_injected() = true; }
 
-// Kokkos::fence(), or DeviceFault after an injected fault.
+// Kokkos::fence(), or DeviceFault after an injected fault; counted (launch_counts.hpp).
 inline void fence() {
+  count_fence();
   if (device_fault_injected())
     throw DeviceFault("device fault (injected): the execution space cannot be synchronised");
   Kokkos::fence();

@@ -1,9 +1,12 @@
 // GoogleTest main for tests that run on any number of MPI ranks: MPI and Kokkos are started
-// once, every rank runs every test, and only rank 0 prints. A failure on any rank fails the run.
+// once, every rank runs every test, and only rank 0 prints. A failure on any rank fails the run. Launches are
+// counted (parallel/launch_counts.hpp), as `meridian run --count-launches` counts them.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+
+#include "parallel/launch_counts.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -11,6 +14,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int failed = 0;
   {
+    meridian::parallel::enable_launch_counting();  // for the LaunchCounts tests; it must precede Kokkos' start
     Kokkos::ScopeGuard kokkos(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);
     if (rank != 0) {

@@ -9,6 +9,8 @@
 #   libraries    every library and symbol version the binaries need, found before anything runs
 #   tests        the gpu-labelled ctest subset with each test's environment: one-rank tests 8 at a time,
 #                multi-rank ones one at a time (at most 8 processes on the GPU)
+#   counts-*     launches, reductions, library calls, fences and copies per step of three decks, counted on
+#                the device (--count-launches), with the s/step they bound
 #   copy         device memory-copy bandwidth (the stencils' ceiling)
 #   cufft        a plain cuFFT 3-D r2c+c2r pair at 256^3 (the spectral ceiling)
 #   advection    4096^2 rotation and 256^3 uniform wind, one tracer: cell-updates/s, GB/s, share of copy
@@ -150,6 +152,24 @@ if [ $dry_run -eq 1 ] && command -v ctest >/dev/null; then
   stage test_list 20 ctest --test-dir "$work/tests" -N && tail -n 1 "$work/test_list.log" >>"$results"
 fi
 gpu_stage tests 90 "${run_tests[@]}" && tail -n 3 "$work/tests.log" >>"$results"
+
+# --- launches per step, counted on the device (issue #24) -------------------------------------------
+# The CUDA build's own counts (meridian run --count-launches) for the decks whose steps launch most, to set
+# beside the host build's (bench/launch_counts.sh, integration.launch_budgets) and the step time they bound.
+counts_case() {
+  local name=$1 deck=$2 figures
+  gpu_stage "counts-$name" 10 meridian run "$decks/$deck" --count-launches --set run.max_steps=5 "${quiet[@]}" \
+    --output "$work/counts-$name" || return 0
+  awk -v name="$name" '/launches \(rank 0/ { t = 1 } t && $1 == "step_mean" { $1 = ""; print "counts " name \
+    " per step (calls kernels reductions library fences transforms h2d d2h d2d MB bound-ms):" $0 }' \
+    "$work/counts-$name.log" >>"$results"
+  figures=$(summary_figures "$work/counts-$name.log") || return 0
+  read -r _ per_step _ <<<"$figures"
+  echo "counts $name measured $per_step s/step (first step included)" >>"$results"
+}
+counts_case schaefer-turek-2d2 cfd/schaefer_turek_2d2.toml
+counts_case cavity-3d cfd/lid_driven_cavity_3d.toml
+counts_case taylor-green-re1600 cfd/taylor_green_re1600.toml
 
 # --- ceilings -------------------------------------------------------------------------------------
 copy_gbps= fft_pair=

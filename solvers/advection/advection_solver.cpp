@@ -12,6 +12,7 @@
 #include "parallel/launch_policy.hpp"
 #include "parallel/team_shape.hpp"
 #include "solvers/common/wicker_skamarock.hpp"
+#include "parallel/copies.hpp"
 
 namespace meridian::advection {
 
@@ -294,7 +295,7 @@ AdvectionSolver<Real>::AdvectionSolver(const mesh::GridSpec& grid, Settings sett
   Kokkos::View<Shape*> shapes("advection::shapes", components_);
   auto shapes_host = Kokkos::create_mirror_view(shapes);
   for (int c = 0; c < components_; ++c) shapes_host(c) = settings_.tracers[c].shape;
-  Kokkos::deep_copy(shapes, shapes_host);
+  parallel::copy<parallel::Copy::host_to_device>(shapes, shapes_host);
   shapes_ = shapes;
   compute_face_fluxes();
   compute_max_courant_rate();
@@ -720,7 +721,7 @@ void AdvectionSolver<Real>::restore(const std::vector<io::HostDataset>& state) {
       for (int j = b.hy; j < b.hy + b.ny; ++j)
         for (int i = b.hx; i < b.hx + b.nx; ++i) host(c, k, j, i) = static_cast<Real>(values.at(n++));
   }
-  if (!parallel::device_memory_is_host) Kokkos::deep_copy(q_, host);
+  if (!parallel::device_memory_is_host) parallel::copy<parallel::Copy::host_to_device>(q_, host);
 }
 
 template class AdvectionSolver<float>;

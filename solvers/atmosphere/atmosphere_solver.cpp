@@ -13,6 +13,7 @@
 #include "parallel/launch_policy.hpp"
 #include "parallel/team_shape.hpp"
 #include "solvers/common/wicker_skamarock.hpp"
+#include "parallel/copies.hpp"
 
 namespace meridian::atmosphere {
 
@@ -560,8 +561,8 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
   auto faces_host = Kokkos::create_mirror_view(faces_);
   for (long k = 0; k < nz + 2 * h; ++k) cells_host(k) = background.cells[k];
   for (long k = 0; k <= nz; ++k) faces_host(k) = background.faces[k + h];
-  Kokkos::deep_copy(cells_, cells_host);
-  Kokkos::deep_copy(faces_, faces_host);
+  parallel::copy<parallel::Copy::host_to_device>(cells_, cells_host);
+  parallel::copy<parallel::Copy::host_to_device>(faces_, faces_host);
   // The background's mass and energy, summed over the whole column in one order on every rank, so the
   // totals' large part has the same bits on any decomposition.
   const DiscreteBackground column = discretise(s_.profile, dz, 0, decomp_.global_cells(vertical));
@@ -580,7 +581,7 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
     const double s = s_.rayleigh_depth > 0 && z > base ? std::sin(pi / 2 * (z - base) / s_.rayleigh_depth) : 0.0;
     rate_host(k) = s_.rayleigh_rate * s * s;
   }
-  Kokkos::deep_copy(rate, rate_host);
+  parallel::copy<parallel::Copy::host_to_device>(rate, rate_host);
   rayleigh_rate_ = rate;
   q_ = mesh::make_field(decomp_, components_, "atmosphere::state");
   stage_ = mesh::make_field(decomp_, components_, "atmosphere::stage");
@@ -677,7 +678,7 @@ void for_owned(const mesh::Decomposition& d, Copy&& copy) {
 void AtmosphereSolver::set_initial_state() {
   using solvers::GaussRule;
   auto q = Kokkos::create_mirror_view(q_);
-  Kokkos::deep_copy(q, 0.0);
+  parallel::fill(q, 0.0);
   const int dims = dimensions(), vertical = vertical_axis(), y_points = dims == 3 ? GaussRule::points : 1;
   for_owned(decomp_, [&](std::size_t, long k, long j, long i) {
     const int h = decomp_.halo(0);
@@ -702,7 +703,7 @@ void AtmosphereSolver::set_initial_state() {
         }
     for (int c = 0; c < components_; ++c) host_value(q, dims, c, k, j, i) = sums[c];
   });
-  Kokkos::deep_copy(q_, q);
+  parallel::copy<parallel::Copy::host_to_device>(q_, q);
 }
 
 io::DatasetBox AtmosphereSolver::box(const std::string& name, const std::string& units) const {
@@ -934,7 +935,7 @@ std::string AtmosphereSolver::layout() const {
 
 const std::vector<io::HostDataset>& AtmosphereSolver::output_fields() {
   const auto q = mesh::on_host(q_, q_host_);
-  const auto cells = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cells_);
+  const auto cells = parallel::host_mirror_of(cells_);
   const int dims = dimensions();
   for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
     const BackgroundPoint& cell = cells(k);
@@ -973,7 +974,7 @@ void AtmosphereSolver::restore(const std::vector<io::HostDataset>& state) {
   for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
     for (int c = 0; c < components_; ++c) host_value(q, dims, c, k, j, i) = state.at(c).values.at(n);
   });
-  if (!parallel::device_memory_is_host) Kokkos::deep_copy(q_, q);
+  if (!parallel::device_memory_is_host) parallel::copy<parallel::Copy::host_to_device>(q_, q);
 }
 
 std::vector<solvers::Scalar> AtmosphereSolver::state_scalars() const {

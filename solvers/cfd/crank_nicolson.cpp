@@ -3,55 +3,70 @@
 #include <cmath>
 
 #include "mesh/reductions.hpp"
+#include "parallel/copies.hpp"
+#include "parallel/sums.hpp"
 
 namespace meridian::cfd {
 
 namespace {
 
-// The CG iteration fused into three sweeps, each one pass over the faces the momentum equation sets.
+// Chronopoulos and Gear's CG (1989, J. Comput. Appl. Math. 25): the same iterates as CG in exact arithmetic,
+// with both dot products of an iteration in one reduction, so an iteration is one boundary fill and two
+// launches, one of which the host waits for (plain CG: three launches, two waits; gpu-review.md C5).
 
-// q = (I - alpha L) p with p's halos filled, on the free faces; returns p . q summed over the ranks.
-double apply(const mesh::Field& p, const mesh::Field& q, const mesh::Field& free, const MacGrid g, double alpha,
-             MPI_Comm comm) {
+// r = b - H b with x = b, on the free faces (0 on the others); returns b . b over the free faces, summed over
+// the ranks. x has its halos filled.
+double start(const mesh::Field& b, const mesh::Field& x, const mesh::Field& r, const mesh::Field& free, const MacGrid g,
+             double alpha, MPI_Comm comm) {
   double local = 0;
   parallel::reduce(
-      "mac::cn_apply", owned(g),
-      KOKKOS_LAMBDA(const int k, const int j, const int i, double& sum) {
-        const int x[3] = {i, j, k};
-        for (int c = 0; c < g.dims; ++c) {
-          const double value = g.fixed(c, x) ? 0.0 : free(c, k, j, i) * (at(p, c, x) - alpha * laplacian(p, c, x, g));
-          q(c, k, j, i) = value;
-          sum += value * at(p, c, x);
-        }
-      },
-      local);
-  return mesh::global_sum(local, comm);
-}
-
-// x += step p, r -= step q (r zero where a face is not free); returns r . r summed over the ranks.
-double update(const mesh::Field& x, const mesh::Field& r, const mesh::Field& p, const mesh::Field& q,
-              const mesh::Field& free, double step, const MacGrid g, MPI_Comm comm) {
-  double local = 0;
-  parallel::reduce(
-      "mac::cn_update", owned(g),
+      "mac::cn_start", owned(g),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& sum) {
         const int at_face[3] = {i, j, k};
         for (int c = 0; c < g.dims; ++c) {
-          x(c, k, j, i) += step * p(c, k, j, i);
-          const double residual = g.fixed(c, at_face) ? 0.0 : free(c, k, j, i) * (r(c, k, j, i) - step * q(c, k, j, i));
-          r(c, k, j, i) = residual;
-          sum += residual * residual;
+          const double rhs = g.fixed(c, at_face) ? 0.0 : free(c, k, j, i) * b(c, k, j, i);
+          const double h_x = g.fixed(c, at_face) ? 0.0 : free(c, k, j, i) * (at(x, c, at_face) - alpha * laplacian(x, c, at_face, g));
+          r(c, k, j, i) = rhs - h_x;
+          sum += rhs * rhs;
         }
       },
       local);
   return mesh::global_sum(local, comm);
 }
 
-// p = r + beta p.
-void next_direction(const mesh::Field& r, const mesh::Field& p, double beta, const MacGrid g) {
+// w = H r with r's halos filled, on the free faces; returns {r . r, r . w} summed over the ranks.
+parallel::Sums<2> apply(const mesh::Field& r, const mesh::Field& w, const mesh::Field& free, const MacGrid g,
+                        double alpha, MPI_Comm comm) {
+  parallel::Sums<2> local;
+  parallel::reduce(
+      "mac::cn_apply", owned(g),
+      KOKKOS_LAMBDA(const int k, const int j, const int i, parallel::Sums<2>& sums) {
+        const int x[3] = {i, j, k};
+        for (int c = 0; c < g.dims; ++c) {
+          const double value = g.fixed(c, x) ? 0.0 : free(c, k, j, i) * (at(r, c, x) - alpha * laplacian(r, c, x, g));
+          w(c, k, j, i) = value;
+          sums.value[0] += at(r, c, x) * at(r, c, x);
+          sums.value[1] += at(r, c, x) * value;
+        }
+      },
+      parallel::SumsReducer<2>(local));
+  mesh::global_sums(local.value, 2, comm);
+  return local;
+}
+
+// p = r + beta p, s = w + beta s (s = H p), x += step p, r -= step s.
+void advance(const mesh::Field& x, const mesh::Field& r, const mesh::Field& p, const mesh::Field& w, const mesh::Field& s,
+             double step, double beta, const MacGrid g) {
   parallel::for_each(
-      "mac::cn_direction", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        for (int c = 0; c < g.dims; ++c) p(c, k, j, i) = r(c, k, j, i) + beta * p(c, k, j, i);
+      "mac::cn_advance", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        for (int c = 0; c < g.dims; ++c) {
+          const double direction = r(c, k, j, i) + beta * p(c, k, j, i);
+          const double image = w(c, k, j, i) + beta * s(c, k, j, i);
+          p(c, k, j, i) = direction;
+          s(c, k, j, i) = image;
+          x(c, k, j, i) += step * direction;
+          r(c, k, j, i) -= step * image;
+        }
       });
 }
 
@@ -61,40 +76,41 @@ CrankNicolson::CrankNicolson(const mesh::Decomposition& decomp, MacBoundaries& b
     : decomp_(decomp), boundaries_(boundaries), x_(mesh::make_field(decomp, decomp.dimensions(), "mac::cn_x")),
       r_(mesh::make_field(decomp, decomp.dimensions(), "mac::cn_r")),
       p_(mesh::make_field(decomp, decomp.dimensions(), "mac::cn_p")),
-      q_(mesh::make_field(decomp, decomp.dimensions(), "mac::cn_q")),
+      w_(mesh::make_field(decomp, decomp.dimensions(), "mac::cn_w")),
+      s_(mesh::make_field(decomp, decomp.dimensions(), "mac::cn_s")),
       free_(mesh::make_field(decomp, decomp.dimensions(), "mac::cn_free")) {
-  Kokkos::deep_copy(free_, 1.0);
+  parallel::fill(free_, 1.0);
 }
 
 // CG from x = b, which alpha L is a small correction to: r = b - H b.
 sparse::SolveResult CrankNicolson::solve(const mesh::Field& increment, double alpha, const sparse::SolverSettings& settings) {
   const MacGrid& g = boundaries_.grid();
   const MPI_Comm comm = decomp_.comm();
-  Kokkos::deep_copy(x_, 0.0);
-  Kokkos::deep_copy(r_, increment);
-  Kokkos::deep_copy(p_, increment);
   sparse::SolveResult result;
-  const double norm_b = std::sqrt(update(x_, r_, p_, p_, free_, 0.0, g, comm));
+  parallel::copy<parallel::Copy::device_to_device>(x_, increment);
+  boundaries_.fill(x_, Fill::homogeneous, 0);
+  const double norm_b = std::sqrt(start(increment, x_, r_, free_, g, alpha, comm));
   if (norm_b == 0) {
     result.converged = true;
     return result;
   }
-  boundaries_.fill(p_, Fill::homogeneous, 0);
-  apply(p_, q_, free_, g, alpha, comm);
-  double rr = update(x_, r_, p_, q_, free_, 1.0, g, comm);  // x = b, r = b - H b
+  boundaries_.fill(r_, Fill::homogeneous, 0);
+  parallel::Sums<2> dots = apply(r_, w_, free_, g, alpha, comm);
+  double rr = dots.value[0], step = rr / dots.value[1], beta = 0;
   result.residual = std::sqrt(rr) / norm_b;
-  Kokkos::deep_copy(p_, r_);
   while (result.residual > settings.tolerance && result.iterations < settings.max_iterations) {
-    boundaries_.fill(p_, Fill::homogeneous, 0);
-    const double step = rr / apply(p_, q_, free_, g, alpha, comm);
-    const double rr_next = update(x_, r_, p_, q_, free_, step, g, comm);
+    advance(x_, r_, p_, w_, s_, step, beta, g);
     ++result.iterations;
+    boundaries_.fill(r_, Fill::homogeneous, 0);
+    dots = apply(r_, w_, free_, g, alpha, comm);
+    const double rr_next = dots.value[0];
     result.residual = std::sqrt(rr_next) / norm_b;
-    next_direction(r_, p_, rr_next / rr, g);
+    beta = rr_next / rr;
+    step = rr_next / (dots.value[1] - beta * rr_next / step);
     rr = rr_next;
   }
   result.converged = result.residual <= settings.tolerance;
-  Kokkos::deep_copy(increment, x_);
+  parallel::copy<parallel::Copy::device_to_device>(increment, x_);
   return result;
 }
 

@@ -5,7 +5,8 @@
 // on every face the momentum equation sets, with the boundary conditions made homogeneous (the wall and
 // inflow values do not change within a step). The operator is symmetric positive definite and well
 // conditioned (its condition number is below 1 + 4 alpha sum 1/h^2), so matrix-free CG converges in tens of
-// iterations without a preconditioner; work fields are made once.
+// iterations without a preconditioner; work fields are made once. CG in Chronopoulos and Gear's form: one
+// reduction, one boundary fill and two launches an iteration.
 #include "mesh/decomposition.hpp"
 #include "solvers/cfd/mac_boundaries.hpp"
 #include "solvers/common/sparse/conjugate_gradient.hpp"
@@ -25,7 +26,7 @@ class CrankNicolson {
  private:
   const mesh::Decomposition& decomp_;
   MacBoundaries& boundaries_;
-  mesh::Field x_, r_, p_, q_, free_;
+  mesh::Field x_, r_, p_, w_, s_, free_;  // w = H r and s = H p (Chronopoulos-Gear CG)
 };
 
 }  // namespace meridian::cfd

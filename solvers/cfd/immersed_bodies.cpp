@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "solvers/common/kokkos_math.hpp"
+#include "parallel/copies.hpp"
 
 namespace meridian::cfd {
 
@@ -381,9 +382,9 @@ ImmersedBodies::ImmersedBodies(const std::vector<BodySpec>& specs, const mesh::D
       faces(n) = f.face, neighbours(n) = f.neighbour, weights(n) = f.weight;
       ++n;
     }
-  Kokkos::deep_copy(faces_, faces);
-  Kokkos::deep_copy(neighbours_, neighbours);
-  Kokkos::deep_copy(weights_, weights);
+  parallel::copy<parallel::Copy::host_to_device>(faces_, faces);
+  parallel::copy<parallel::Copy::host_to_device>(neighbours_, neighbours);
+  parallel::copy<parallel::Copy::host_to_device>(weights_, weights);
   local_forces_.assign(specs.size() * 3, 0.0);
   cell_mask_ = mask_of(bodies, g);
   source_cells_ = source_cells_of(bodies, g, cell_mask_);

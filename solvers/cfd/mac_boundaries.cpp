@@ -47,43 +47,50 @@ KOKKOS_INLINE_FUNCTION double inflow_at(const MacGrid& g, int axis, int side, co
   return (side == 0 ? 1 : -1) * g.inflow_velocity * shape;
 }
 
-// One domain face along its plane (every index of the other two axes, halos included).
-void apply_face(const mesh::Field& u, const MacGrid g, int axis, int side, Fill mode) {
+// The domain faces of one axis that this rank holds (`sides`: bit 0 the lower, bit 1 the upper) along their
+// planes (every index of the other two axes, halos included), in one launch; each thread does the lower face
+// and then the upper one, as two launches in that order would, which gives the same values wherever the two
+// faces' stencils do not meet (apply_faces launches them apart where they might).
+void apply_faces_of_axis(const mesh::Field& u, const MacGrid g, int axis, int sides, Fill mode) {
   const PlaneAxes p(axis);
   const int b1 = p.b1, b2 = p.b2;
-  const int kind = g.face[axis][side], halo = g.lo[axis];
-  const int out = side == 0 ? -1 : 1;
-  const int first = side == 0 ? g.lo[axis] : g.lo[axis] + g.n[axis] - 1;  // the cell next to the face
-  const int face = side == 0 ? g.lo[axis] : g.lo[axis] + g.n[axis];        // the normal component's index
-  const int beyond = side == 0 ? halo : halo - 1;  // normal-component ghosts past the face
+  const int halo = g.lo[axis];
   const bool homogeneous = mode == Fill::homogeneous;
   parallel::for_each(
       "mac::face", p.all(g), KOKKOS_LAMBDA(const int q2, const int q1) {
-        int x[3];
-        x[b1] = q1, x[b2] = q2;
-        for (int b = 0; b < g.dims; ++b) {
-          if (b == axis) continue;
-          const double lid = !homogeneous && b == MacGrid::tangential_axis(axis) ? g.wall_velocity[axis][side] : 0.0;
-          for (int m = 1; m <= halo; ++m) {
-            x[axis] = first - out * (m - 1);
-            const double inside = at(u, b, x);
-            x[axis] = first + out * m;
-            double& ghost = u(b, x[2], x[1], x[0]);
-            if (kind == static_cast<int>(FaceKind::wall)) ghost = 2 * lid - inside;
-            else if (kind == static_cast<int>(FaceKind::inflow)) ghost = -inside;
-            else ghost = inside;
+        for (int side = 0; side < 2; ++side) {
+          if ((sides & (1 << side)) == 0) continue;
+          const int kind = g.face[axis][side];
+          const int out = side == 0 ? -1 : 1;
+          const int first = side == 0 ? g.lo[axis] : g.lo[axis] + g.n[axis] - 1;  // the cell next to the face
+          const int face = side == 0 ? g.lo[axis] : g.lo[axis] + g.n[axis];        // the normal component's index
+          const int beyond = side == 0 ? halo : halo - 1;  // normal-component ghosts past the face
+          int x[3];
+          x[b1] = q1, x[b2] = q2;
+          for (int b = 0; b < g.dims; ++b) {
+            if (b == axis) continue;
+            const double lid = !homogeneous && b == MacGrid::tangential_axis(axis) ? g.wall_velocity[axis][side] : 0.0;
+            for (int m = 1; m <= halo; ++m) {
+              x[axis] = first - out * (m - 1);
+              const double inside = at(u, b, x);
+              x[axis] = first + out * m;
+              double& ghost = u(b, x[2], x[1], x[0]);
+              if (kind == static_cast<int>(FaceKind::wall)) ghost = 2 * lid - inside;
+              else if (kind == static_cast<int>(FaceKind::inflow)) ghost = -inside;
+              else ghost = inside;
+            }
           }
-        }
-        x[axis] = face;
-        double& normal = u(axis, x[2], x[1], x[0]);
-        if (kind == static_cast<int>(FaceKind::inflow)) normal = homogeneous ? 0.0 : inflow_at(g, axis, side, x);
-        else if (kind != static_cast<int>(FaceKind::outflow) || homogeneous) normal = 0;
-        const double on_face = normal;
-        for (int m = 1; m <= beyond; ++m) {
-          x[axis] = face - out * m;
-          const double inside = at(u, axis, x);
-          x[axis] = face + out * m;
-          u(axis, x[2], x[1], x[0]) = kind == static_cast<int>(FaceKind::outflow) ? on_face : 2 * on_face - inside;
+          x[axis] = face;
+          double& normal = u(axis, x[2], x[1], x[0]);
+          if (kind == static_cast<int>(FaceKind::inflow)) normal = homogeneous ? 0.0 : inflow_at(g, axis, side, x);
+          else if (kind != static_cast<int>(FaceKind::outflow) || homogeneous) normal = 0;
+          const double on_face = normal;
+          for (int m = 1; m <= beyond; ++m) {
+            x[axis] = face - out * m;
+            const double inside = at(u, axis, x);
+            x[axis] = face + out * m;
+            u(axis, x[2], x[1], x[0]) = kind == static_cast<int>(FaceKind::outflow) ? on_face : 2 * on_face - inside;
+          }
         }
       });
 }
@@ -165,9 +172,18 @@ bool MacBoundaries::any(FaceKind kind) const {
 }
 
 void MacBoundaries::apply_faces(const mesh::Field& velocity, Fill mode) {
-  for (int a = 0; a < grid_.dims; ++a)
-    for (int side = 0; side < 2; ++side)
-      if (grid_.face[a][side] >= 0) apply_face(velocity, grid_, a, side, mode);
+  for (int a = 0; a < grid_.dims; ++a) {
+    const int sides = (grid_.face[a][0] >= 0 ? 1 : 0) | (grid_.face[a][1] >= 0 ? 2 : 0);
+    if (sides == 0) continue;
+    // Each face reads and writes `halo` cells on either side of it: on a rank this thin the two faces'
+    // stencils may meet, and the lower face must be done everywhere before the upper one starts.
+    if (sides == 3 && grid_.n[a] <= 2 * grid_.lo[a]) {
+      apply_faces_of_axis(velocity, grid_, a, 1, mode);
+      apply_faces_of_axis(velocity, grid_, a, 2, mode);
+    } else {
+      apply_faces_of_axis(velocity, grid_, a, sides, mode);
+    }
+  }
 }
 
 void MacBoundaries::fill(const mesh::Field& velocity, Fill mode, double time) {

@@ -8,6 +8,7 @@
 #include "mesh/reductions.hpp"
 #include "mesh/timers.hpp"
 #include "solvers/common/kokkos_math.hpp"
+#include "parallel/copies.hpp"
 
 namespace meridian::cfd {
 
@@ -238,17 +239,18 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
     viscous_ = mesh::make_field(decomp_, grid.dimensions, "mac::viscous");
     crank_nicolson_ = std::make_unique<CrankNicolson>(decomp_, boundaries_);
   }
-  Kokkos::deep_copy(fluid_, 1.0);
+  parallel::fill(fluid_, 1.0);
   if (!settings.bodies.empty()) {
     const MacGrid& g = boundaries_.grid();
     bodies_ = std::make_unique<ImmersedBodies>(settings.bodies, decomp_, std::array<double, 3>{g.h[0], g.h[1], g.h[2]});
-    auto fluid = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fluid_);
+    auto fluid = Kokkos::create_mirror_view(Kokkos::HostSpace(), fluid_);
+    parallel::copy<parallel::Copy::device_to_host>(fluid, fluid_);
     const auto& mask = bodies_->source_cells();
     std::size_t n = 0;
     for (int k = g.lo[2]; k < g.lo[2] + g.n[2]; ++k)
       for (int j = g.lo[1]; j < g.lo[1] + g.n[1]; ++j)
         for (int i = g.lo[0]; i < g.lo[0] + g.n[0]; ++i) fluid(0, k, j, i) = 1 - mask[n++];
-    Kokkos::deep_copy(fluid_, fluid);
+    parallel::copy<parallel::Copy::host_to_device>(fluid_, fluid);
     scalar_exchange_.exchange(fluid_);
     body_cells_ = mesh::global_sum(std::accumulate(mask.begin(), mask.end(), 0.0), decomp_.comm());
   }
@@ -270,8 +272,8 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
 MacProjection::~MacProjection() = default;
 
 void MacProjection::set_state(const HostField& velocity, const HostField& pressure) {
-  Kokkos::deep_copy(velocity_, velocity);
-  Kokkos::deep_copy(pressure_, pressure);
+  parallel::copy<parallel::Copy::host_to_device>(velocity_, velocity);
+  parallel::copy<parallel::Copy::host_to_device>(pressure_, pressure);
   boundaries_.fill(velocity_, Fill::state, 0);
   scalar_exchange_.exchange(pressure_);
   first_step_ = true;
@@ -280,7 +282,7 @@ void MacProjection::set_state(const HostField& velocity, const HostField& pressu
 void MacProjection::restore(const HostField& velocity, const HostField& pressure, const HostField& previous_tendency) {
   const bool first = first_step_;
   set_state(velocity, pressure);
-  Kokkos::deep_copy(previous_tendency_, previous_tendency);
+  parallel::copy<parallel::Copy::host_to_device>(previous_tendency_, previous_tendency);
   first_step_ = first;
 }
 
@@ -350,7 +352,7 @@ void MacProjection::step(double time, double dt) {
   }
   divergence_rhs(velocity_, fluid_, rhs_, g, dt);
   if (body_cells_ > 0 && poisson_->singular()) balance_source_cells(rhs_, fluid_, g, body_cells_, decomp_.comm());
-  Kokkos::deep_copy(phi_, 0.0);
+  parallel::fill(phi_, 0.0);
   if (direct_) {
     direct_->solve(rhs_, phi_);
     last_solve_ = {1, last_solve_.residual, true};  // exact to round-off; measure_poisson_residual() checks it
@@ -385,12 +387,12 @@ double MacProjection::pressure_at(const std::array<double, 3>& point) const {
 // force depend on dt.
 void MacProjection::force_explicit_prediction(double time, double dt) {
   const MacGrid g = boundaries_.grid();
-  Kokkos::deep_copy(start_, velocity_);
+  parallel::copy<parallel::Copy::device_to_device>(start_, velocity_);
   add(velocity_, increment_, g);
   boundaries_.fill(velocity_, Fill::predicted, time + dt);
   bodies_->apply(velocity_, dt);
   difference(velocity_, start_, increment_, g);
-  Kokkos::deep_copy(velocity_, start_);
+  parallel::copy<parallel::Copy::device_to_device>(velocity_, start_);
 }
 
 void MacProjection::measure_poisson_residual() {

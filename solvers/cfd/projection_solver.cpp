@@ -8,6 +8,7 @@
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/kokkos_math.hpp"
 #include "solvers/common/sparse/multigrid.hpp"
+#include "parallel/copies.hpp"
 
 namespace meridian::cfd {
 
@@ -293,8 +294,8 @@ ProjectionSolver::ProjectionSolver(const ProjectionSettings& settings, MPI_Comm 
     : s_(settings), mac_(settings.grid, settings.mac, comm) {
   auto vel = Kokkos::create_mirror_view(mac_.velocity());
   auto p = Kokkos::create_mirror_view(mac_.pressure());
-  Kokkos::deep_copy(vel, 0.0);
-  Kokkos::deep_copy(p, 0.0);
+  parallel::fill(vel, 0.0);
+  parallel::fill(p, 0.0);
   if (s_.taylor_green) taylor_green(s_, mac_.grid(), vel, p);
   mac_.set_state(vel, p);
   const int dims = mac_.grid().dims;
@@ -411,8 +412,8 @@ std::string ProjectionSolver::layout() const {
 // Cell-centred velocity (face averages), p, and the vorticity: each component the average of the four
 // edge values around the cell (2-D: the z component alone, from the cell's corners).
 const std::vector<io::HostDataset>& ProjectionSolver::output_fields() {
-  const auto vel = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mac_.velocity());
-  const auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mac_.pressure());
+  const auto vel = parallel::host_mirror_of(mac_.velocity());
+  const auto p = parallel::host_mirror_of(mac_.pressure());
   const MacGrid& g = mac_.grid();
   const auto u = [&](int c, const int(&x)[3], int a = 0, int s = 0, int b = 0, int t = 0) {
     int y[3] = {x[0], x[1], x[2]};
@@ -453,9 +454,9 @@ std::vector<io::DatasetBox> ProjectionSolver::state_layout() const {
 }
 
 const std::vector<io::HostDataset>& ProjectionSolver::state() {
-  const auto vel = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mac_.velocity());
-  const auto p = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mac_.pressure());
-  const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mac_.previous_tendency());
+  const auto vel = parallel::host_mirror_of(mac_.velocity());
+  const auto p = parallel::host_mirror_of(mac_.pressure());
+  const auto t = parallel::host_mirror_of(mac_.previous_tendency());
   const int dims = mac_.grid().dims;
   for_owned(mac_.grid(), [&](std::size_t n, const int(&x)[3]) {
     for (int c = 0; c < dims; ++c) {
@@ -471,7 +472,7 @@ void ProjectionSolver::restore(const std::vector<io::HostDataset>& state) {
   auto vel = Kokkos::create_mirror_view(mac_.velocity());
   auto p = Kokkos::create_mirror_view(mac_.pressure());
   auto t = Kokkos::create_mirror_view(mac_.previous_tendency());
-  for (auto* host : {&vel, &p, &t}) Kokkos::deep_copy(*host, 0.0);
+  for (auto* host : {&vel, &p, &t}) parallel::fill(*host, 0.0);
   const int dims = mac_.grid().dims;
   for_owned(mac_.grid(), [&](std::size_t n, const int(&x)[3]) {
     for (int c = 0; c < dims; ++c) {

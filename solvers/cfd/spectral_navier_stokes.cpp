@@ -11,6 +11,7 @@
 #include "solvers/common/memory_budget.hpp"
 #include "solvers/common/kokkos_math.hpp"
 #include "solvers/common/random/philox.hpp"
+#include "parallel/copies.hpp"
 
 namespace meridian::cfd {
 
@@ -646,7 +647,8 @@ const std::vector<io::HostDataset>& SpectralNavierStokes::output_fields() {
   if (s_.passive_scalar) fft_.backward(state_[3], divergence_);
   for (std::size_t f = 0; f + 1 < output_.size(); ++f) {
     const fft::RealPencil& field = f < 3 ? u_[f] : f < 6 ? omega_[f - 3] : divergence_;
-    Kokkos::deep_copy(RealHost(output_[f].values.data(), field.extent(0), field.extent(1), field.extent(2)), field);
+    const RealHost staged(output_[f].values.data(), field.extent(0), field.extent(1), field.extent(2));
+    parallel::copy<parallel::Copy::device_to_host>(staged, field);
   }
   energy_spectrum(spectrum_);
   std::copy(spectrum_.begin(), spectrum_.begin() + output_.back().values.size(), output_.back().values.begin());
@@ -675,9 +677,9 @@ std::vector<io::DatasetBox> SpectralNavierStokes::state_layout() const {
 const std::vector<io::HostDataset>& SpectralNavierStokes::state() {
   for (std::size_t c = 0; c < state_.size(); ++c) {
     const auto& f = state_[c];
-    Kokkos::deep_copy(ComplexHost(reinterpret_cast<Complex*>(staged_state_[c].values.data()), f.extent(0), f.extent(1),
-                                  f.extent(2)),
-                      f);
+    const ComplexHost staged(reinterpret_cast<Complex*>(staged_state_[c].values.data()), f.extent(0), f.extent(1),
+                             f.extent(2));
+    parallel::copy<parallel::Copy::device_to_host>(staged, f);
   }
   return staged_state_;
 }
@@ -686,7 +688,8 @@ void SpectralNavierStokes::restore(const std::vector<io::HostDataset>& state) {
   for (std::size_t c = 0; c < state_.size(); ++c) {
     const auto& f = state_[c];
     auto* values = const_cast<double*>(state.at(c).values.data());
-    Kokkos::deep_copy(f, ComplexHost(reinterpret_cast<Complex*>(values), f.extent(0), f.extent(1), f.extent(2)));
+    const ComplexHost stored(reinterpret_cast<Complex*>(values), f.extent(0), f.extent(1), f.extent(2));
+    parallel::copy<parallel::Copy::host_to_device>(f, stored);
   }
   velocity_is_current_ = false;
 }

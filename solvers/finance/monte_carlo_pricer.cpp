@@ -13,6 +13,7 @@
 #include "parallel/team_shape.hpp"
 #include "solvers/finance/closed_form_prices.hpp"
 #include "solvers/finance/moments.hpp"
+#include "parallel/copies.hpp"
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(__FAST_MATH__) && !defined(KOKKOS_ENABLE_CUDA)
 // glibc's vector variants (libmvec) of the functions in the path loop, for GCC to call across the lanes
@@ -431,7 +432,7 @@ MonteCarloPricer::MonteCarloPricer(PricerSettings settings, MPI_Comm comm)
   Kokkos::View<Payoff*> payoffs("finance::payoffs", products);
   auto host = Kokkos::create_mirror_view(payoffs);
   for (int p = 0; p < products; ++p) host(p) = settings_.products[p];
-  Kokkos::deep_copy(payoffs, host);
+  parallel::copy<parallel::Copy::host_to_device>(payoffs, host);
   payoffs_ = payoffs;
   const long my_blocks_per_step = (settings_.blocks_per_step + ranks_ - 1) / ranks_;
   const double bytes_per_block = 4.0 * sizeof(double) * products * settings_.block_size;
@@ -474,8 +475,9 @@ long MonteCarloPricer::run_launches(long first, long count) {
       simulate_launch(settings_, payoffs_, first_block, ranks_, blocks, values_);
       block_moments(values_, chunk_sums_, block_sums_, blocks, settings_.block_size);
       const std::pair<long, long> launched(0, blocks);
-      Kokkos::deep_copy(Kokkos::subview(block_sums_host_, launched, Kokkos::ALL, Kokkos::ALL),
-                        Kokkos::subview(block_sums_, launched, Kokkos::ALL, Kokkos::ALL));
+      const auto sums_host = Kokkos::subview(block_sums_host_, launched, Kokkos::ALL, Kokkos::ALL);
+      const auto sums = Kokkos::subview(block_sums_, launched, Kokkos::ALL, Kokkos::ALL);
+      parallel::copy<parallel::Copy::device_to_host>(sums_host, sums);
       const double* sums_of_launch = block_sums_host_.data();
       mine_.insert(mine_.end(), sums_of_launch, sums_of_launch + blocks * width);
     }

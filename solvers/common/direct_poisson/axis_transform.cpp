@@ -82,7 +82,6 @@ void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos
   {
     timing::ScopedTimer timer("direct poisson fft");
     r2c.execute(real.data(), spectrum.data());
-    parallel::fence();
   }
   parallel::for_each("direct_poisson::forward_twiddle", parallel::Plane{{0, 0}, {rows.batch, n}},
                      KOKKOS_LAMBDA(const long b, const long s) {
@@ -116,7 +115,6 @@ void sine_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos::V
   {
     timing::ScopedTimer timer("direct poisson fft");
     r2c.execute(real.data(), spectrum.data());
-    parallel::fence();
   }
   parallel::for_each("direct_poisson::sine_coefficients", parallel::Plane{{0, 0}, {rows.batch, n}},
                      KOKKOS_LAMBDA(const long b, const long s) { out(b * n + s) = -spectrum(2 * (b * half + s + 1) + 1); });
@@ -153,7 +151,6 @@ void backward_makhoul(const Makhoul& rows, const fft::LocalFFT& c2r, const Kokko
   {
     timing::ScopedTimer timer("direct poisson fft");
     c2r.execute(spectrum.data(), real.data());
-    parallel::fence();
   }
   parallel::for_each("direct_poisson::backward_permute", parallel::Plane{{0, 0}, {rows.batch, n}},
                      KOKKOS_LAMBDA(const long b, const long p) {

@@ -233,7 +233,6 @@ void DirectPoisson::solve(const sparse::Vector& b, const sparse::Vector& x, doub
     if (stage.transform.length() > 0) stage.transform.backward(stage.values, moves ? stage.values : before);
     if (moves) backward_[s](stage.values, before);
   }
-  parallel::fence();
 }
 
 }  // namespace meridian::direct_poisson

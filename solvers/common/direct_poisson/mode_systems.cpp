@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "parallel/launch_counts.hpp"
 #include "parallel/launch_policy.hpp"
 #if defined(KOKKOS_ENABLE_CUDA) && defined(MERIDIAN_HAVE_CUSPARSE_TRIDIAGONAL)
 #include "solvers/common/direct_poisson/cusparse_tridiagonal.hpp"
@@ -142,6 +143,7 @@ void ModeSystems::solve(const Kokkos::View<double*>& values, double shift, doubl
   // Written every solve: the shift and scale may change between solves, and cuSPARSE may overwrite them.
   store_diagonals(work_, eigenvalues_, n_, modes_, Rows(h_, kind_), pinned_, shift, scale);
   if (pinned_ >= 0) prepare_pinned(values, n_, modes_, pinned_);
+  parallel::count_library_call();
   cusparse_->solve(values.data());
   if (pinned_ >= 0) finish_pinned(values, n_, modes_, pinned_);
 #endif

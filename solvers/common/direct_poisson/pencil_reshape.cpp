@@ -107,13 +107,10 @@ void PencilReshape::operator()(const Kokkos::View<double*>& in, const Kokkos::Vi
   timing::ScopedTimer timer("direct poisson reshape");
   if (own_.size() > 0)
     copy_box("direct_poisson::reshape_own", own_, in.data(), placement(from_, own_), out.data(), placement(to_, own_));
-  if (single_rank_) {  // MPI_Alltoallv is collective: every rank of a larger communicator takes part
-    parallel::fence();
-    return;
-  }
+  if (single_rank_) return;  // MPI_Alltoallv is collective: every rank of a larger communicator takes part
   for (const Segment& s : sends_)
     copy_box("direct_poisson::pack", s.box, in.data(), placement(from_, s.box), send_.values().data(), packed(s.box, s.at));
-  parallel::fence();
+  parallel::fence();  // MPI reads the packed buffer
   double* sending = send_.send_from(static_cast<std::size_t>(sent_));
   MPI_Alltoallv(sending, send_counts_.data(), send_offsets_.data(), MPI_DOUBLE, receive_.receive_into(),
                 receive_counts_.data(), receive_offsets_.data(), MPI_DOUBLE, comm_);
@@ -121,7 +118,6 @@ void PencilReshape::operator()(const Kokkos::View<double*>& in, const Kokkos::Vi
   for (const Segment& s : receives_)
     copy_box("direct_poisson::unpack", s.box, receive_.values().data(), packed(s.box, s.at), out.data(),
              placement(to_, s.box));
-  parallel::fence();
 }
 
 }  // namespace meridian::direct_poisson

@@ -7,6 +7,7 @@
 #include "mesh/decomposition.hpp"
 #include "mesh/timers.hpp"
 #include "parallel/fence.hpp"
+#include "parallel/launch_counts.hpp"
 #include "parallel/launch_policy.hpp"
 
 namespace meridian::fft {
@@ -231,18 +232,16 @@ void DistributedFFT::transpose(const PencilTranspose& t, const ComplexPencil& fr
   timing::ScopedTimer timer("fft transpose");
   if (t.parts == 1) {
     reorder(t, from, to, scale);
-    parallel::fence();
     return;
   }
   const ComplexBuffer send = as_complex(send_.values()), receive = as_complex(receive_.values());
   for (int p = 0; p < t.parts; ++p) pack(t, p, from, send);
-  parallel::fence();
+  parallel::fence();  // MPI reads the packed buffer
   double* send_from = send_.send_from(static_cast<std::size_t>(2 * t.sent));
   MPI_Alltoallv(send_from, t.send_counts.data(), t.send_offsets.data(), MPI_DOUBLE, receive_.receive_into(),
                 t.receive_counts.data(), t.receive_offsets.data(), MPI_DOUBLE, t.comm);
   receive_.received(static_cast<std::size_t>(2 * t.received));
   for (int p = 0; p < t.parts; ++p) unpack(t, p, receive, to, scale);
-  parallel::fence();
 }
 
 namespace {
@@ -252,10 +251,10 @@ double* doubles(const ComplexPencil& v) { return reinterpret_cast<double*>(v.dat
 void DistributedFFT::run_local(const LocalFFT& fft, const double* in, double* out) {
   timing::ScopedTimer timer("fft local");
   fft.execute(in, out);
-  parallel::fence();
 }
 
 void DistributedFFT::forward(const RealPencil& in, const ComplexPencil& out) {
+  parallel::count_transform();
   run_local(r2c_, in.data(), doubles(x_work_));
   transpose(x_to_y_, x_work_, y_work_);
   if (slabs()) {
@@ -268,6 +267,7 @@ void DistributedFFT::forward(const RealPencil& in, const ComplexPencil& out) {
 }
 
 void DistributedFFT::backward(const ComplexPencil& in, const RealPencil& out) {
+  parallel::count_transform();
   if (slabs()) {
     run_local(y_backward_, doubles(in), doubles(y_work_));
   } else {

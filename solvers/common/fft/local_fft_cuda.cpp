@@ -1,6 +1,7 @@
 // CUDA backend of LocalFFT: cuFFT on the stream of Kokkos' default CUDA execution space instance.
 #include <Kokkos_Core.hpp>
 
+#include "parallel/launch_counts.hpp"
 #include "solvers/common/fft/cufft_batch.hpp"
 #include "solvers/common/fft/local_fft.hpp"
 
@@ -32,6 +33,9 @@ LocalFFT::LocalFFT() = default;
 LocalFFT::LocalFFT(LocalFFT&&) noexcept = default;
 LocalFFT& LocalFFT::operator=(LocalFFT&&) noexcept = default;
 
-void LocalFFT::execute(const double* in, double* out) const { plan_->batch.execute(in, out); }
+void LocalFFT::execute(const double* in, double* out) const {
+  parallel::count_library_call();
+  plan_->batch.execute(in, out);
+}
 
 }  // namespace meridian::fft

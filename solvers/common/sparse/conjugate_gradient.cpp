@@ -4,6 +4,7 @@
 
 #include "mesh/reductions.hpp"
 #include "solvers/common/sparse/multigrid.hpp"
+#include "parallel/copies.hpp"
 
 namespace meridian::sparse {
 
@@ -60,7 +61,7 @@ SolveResult ConjugateGradient::solve(const Vector& b, const Vector& x, const Sol
       Kokkos::parallel_for("cg::jacobi", all, KOKKOS_LAMBDA(const long i) { z(i) = r(i) / diagonal(i); });
   };
   precondition();
-  Kokkos::deep_copy(p, z);
+  parallel::copy<parallel::Copy::device_to_device>(p, z);
   double rz = dot(r, z, comm);
   while (result.residual > settings.tolerance && result.iterations < settings.max_iterations) {
     op_.apply(p, q);

@@ -4,6 +4,7 @@
 
 #include "parallel/launch_policy.hpp"
 #include "solvers/common/sparse/conjugate_gradient.hpp"
+#include "parallel/copies.hpp"
 
 namespace meridian::sparse {
 
@@ -152,17 +153,17 @@ std::unique_ptr<Multigrid::Gathered> Multigrid::gather_plan(const mesh::Decompos
 // same bits, on every rank.
 void Multigrid::solve_coarsest(const Vector& b, const Vector& x) {
   Gathered& g = *coarsest_;
-  Kokkos::deep_copy(HostValues(g.mine.data(), g.mine.size()), b);
+  parallel::copy<parallel::Copy::device_to_host>(HostValues(g.mine.data(), g.mine.size()), b);
   MPI_Allgatherv(g.mine.data(), static_cast<int>(g.mine.size()), MPI_DOUBLE, g.gathered.data(), g.counts.data(),
                  g.displacements.data(), MPI_DOUBLE, g.comm);
   for (std::size_t n = 0; n < g.cell_of.size(); ++n) g.whole[static_cast<std::size_t>(g.cell_of[n])] = g.gathered[n];
-  Kokkos::deep_copy(g.b, ConstHostValues(g.whole.data(), g.whole.size()));
-  Kokkos::deep_copy(g.x, 0.0);
+  parallel::copy<parallel::Copy::host_to_device>(g.b, ConstHostValues(g.whole.data(), g.whole.size()));
+  parallel::fill(g.x, 0.0);
   g.solver->solve(g.b, g.x, {1e-13, 10000});
-  Kokkos::deep_copy(HostValues(g.whole.data(), g.whole.size()), g.x);
+  parallel::copy<parallel::Copy::device_to_host>(HostValues(g.whole.data(), g.whole.size()), g.x);
   for (std::size_t n = 0; n < g.mine.size(); ++n)
     g.mine[n] = g.whole[static_cast<std::size_t>(g.cell_of[static_cast<std::size_t>(g.own_first) + n])];
-  Kokkos::deep_copy(x, ConstHostValues(g.mine.data(), g.mine.size()));
+  parallel::copy<parallel::Copy::host_to_device>(x, ConstHostValues(g.mine.data(), g.mine.size()));
 }
 
 Multigrid::Multigrid(PoissonOperator& finest, const mesh::Decomposition& decomp, const PoissonProblem& problem)
@@ -200,7 +201,7 @@ void Multigrid::apply(const Vector& r, const Vector& z) { cycle(0, r, z); }
 void Multigrid::cycle(std::size_t l, const Vector& b, const Vector& x) {
   Level& level = *levels_[l];
   PoissonOperator& op = *level.op;
-  Kokkos::deep_copy(x, 0.0);
+  parallel::fill(x, 0.0);
   if (l + 1 == levels_.size()) {
     solve_coarsest(b, x);
     return;

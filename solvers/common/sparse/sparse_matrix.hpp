@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "parallel/copies.hpp"
+
 namespace meridian::sparse {
 
 using Vector = Kokkos::View<double*>;
@@ -18,8 +20,9 @@ using Vector = Kokkos::View<double*>;
 template <class T>
 Kokkos::View<T*> to_device(const std::vector<T>& values, const std::string& label) {
   Kokkos::View<T*> view(label, values.size());
-  Kokkos::deep_copy(view, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                              values.data(), values.size()));
+  const Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(values.data(),
+                                                                                              values.size());
+  parallel::copy<parallel::Copy::host_to_device>(view, host);
   return view;
 }
 

@@ -1,6 +1,7 @@
 // CUDA backend of SparseMatrix: cuSPARSE's generic SpMV on the stream of Kokkos' CUDA execution space.
 #include <Kokkos_Core.hpp>
 
+#include "parallel/launch_counts.hpp"
 #include "solvers/common/sparse/cusparse_csr.hpp"
 #include "solvers/common/sparse/sparse_matrix.hpp"
 
@@ -16,6 +17,9 @@ void SparseMatrix::make_backend() {
                                                columns_.data(), values_.data(), Kokkos::Cuda().cuda_stream())});
 }
 
-void SparseMatrix::multiply(const Vector& x, const Vector& y) const { backend_->csr.multiply(x.data(), y.data()); }
+void SparseMatrix::multiply(const Vector& x, const Vector& y) const {
+  parallel::count_library_call();
+  backend_->csr.multiply(x.data(), y.data());
+}
 
 }  // namespace meridian::sparse

@@ -1,6 +1,8 @@
 // Host backend of SparseMatrix: a Kokkos kernel, a row per iteration.
 #include "solvers/common/sparse/sparse_matrix.hpp"
 
+#include "parallel/launch_counts.hpp"
+
 namespace meridian::sparse {
 
 struct SparseMatrix::Backend {};
@@ -8,6 +10,7 @@ struct SparseMatrix::Backend {};
 void SparseMatrix::make_backend() {}
 
 void SparseMatrix::multiply(const Vector& x, const Vector& y) const {
+  parallel::count_library_call();  // cuSPARSE's SpMV on a device build; here also counted as the kernel it is
   const auto offsets = offsets_;
   const auto columns = columns_;
   const auto values = values_;

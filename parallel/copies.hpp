@@ -1,0 +1,69 @@
+#pragma once
+// The one way the project copies between Views, and fills one: each copy states its direction, so that it is
+// counted as a host-device copy (launch_counts.hpp) on every backend, and a device build checks at compile
+// time that the direction matches the Views' memory spaces (a host build cannot tell: all its spaces are
+// host memory). A copy between host and device waits for the device; inside a time step only the copies a
+// solver lists may do so (issue #24).
+#include <Kokkos_Core.hpp>
+
+#include <stdexcept>
+#include <type_traits>
+
+#include "parallel/launch_counts.hpp"
+
+namespace meridian::parallel {
+
+template <class View>
+inline constexpr bool host_accessible =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible;
+template <class View>
+inline constexpr bool device_accessible =
+    Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, typename View::memory_space>::accessible;
+
+// Kokkos::deep_copy(destination, source), counted as a copy in `direction`.
+template <Copy direction, class Destination, class Source>
+void copy(const Destination& destination, const Source& source) {
+  if constexpr (direction == Copy::host_to_device)
+    static_assert(host_accessible<Source> && device_accessible<Destination>, "a host-to-device copy goes from host memory to device memory");
+  if constexpr (direction == Copy::device_to_host)
+    static_assert(device_accessible<Source> && host_accessible<Destination>, "a device-to-host copy goes from device memory to host memory");
+  if constexpr (direction == Copy::device_to_device)
+    static_assert(device_accessible<Source> && device_accessible<Destination>, "a device-to-device copy stays in device memory");
+  count_copy(direction, static_cast<double>(source.span()) * sizeof(typename Source::value_type));
+  Kokkos::deep_copy(destination, source);
+}
+
+// A host View with `view`'s values (`view` itself where device memory is host memory; still counted as the
+// device-to-host copy a device build makes).
+template <class View>
+auto host_mirror_of(const View& view) {
+  auto mirror = Kokkos::create_mirror_view(Kokkos::HostSpace(), view);
+  copy<Copy::device_to_host>(mirror, view);
+  return mirror;
+}
+
+// A functor, not a lambda: nvcc refuses a lambda whose captures are first used inside `if constexpr`.
+template <class Pointer>
+struct FillValues {
+  Pointer data;
+  std::remove_pointer_t<Pointer> value;
+  KOKKOS_INLINE_FUNCTION void operator()(const long n) const { data[n] = value; }
+};
+
+// Every value of a contiguous View set to `value`: one kernel for a View the default execution space can
+// reach, on every backend (Kokkos' deep_copy of a value is a kernel, a memset or a host loop depending on the
+// backend and the value, and it fences); a host loop for a host-only View (a mirror staged on the host).
+// Throws std::invalid_argument for a View that is not contiguous.
+template <class View>
+void fill(const View& view, typename View::const_value_type value) {
+  if (!view.span_is_contiguous()) throw std::invalid_argument("parallel::fill: the View is not contiguous");
+  const auto data = view.data();
+  const long size = static_cast<long>(view.span());
+  if constexpr (device_accessible<View>) {
+    Kokkos::parallel_for("fill", Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, size), FillValues<decltype(data)>{data, value});
+  } else {
+    for (long n = 0; n < size; ++n) data[n] = value;
+  }
+}
+
+}  // namespace meridian::parallel
