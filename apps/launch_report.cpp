@@ -16,6 +16,7 @@ LaunchCounts largest_of(LaunchCounts a, const LaunchCounts& b) {
   a.library_calls = std::max(a.library_calls, b.library_calls);
   a.fences = std::max(a.fences, b.fences);
   a.transforms = std::max(a.transforms, b.transforms);
+  a.exchanges = std::max(a.exchanges, b.exchanges);
   for (int d = 0; d < 3; ++d) a.copies[d] = std::max(a.copies[d], b.copies[d]);
   for (int d = 0; d < 3; ++d) a.copy_bytes[d] = std::max(a.copy_bytes[d], b.copy_bytes[d]);
   return a;
@@ -31,6 +32,7 @@ void write_row(std::ostringstream& out, const char* name, long calls, const Laun
   column(static_cast<double>(c.library_calls), 9);
   column(static_cast<double>(c.fences), 8);
   column(static_cast<double>(c.transforms), 12);
+  column(static_cast<double>(c.exchanges), 11);
   for (const Copy d : {Copy::host_to_device, Copy::device_to_host, Copy::device_to_device})
     column(static_cast<double>(c.copies[static_cast<int>(d)]), 6);
   out << std::setprecision(3);
@@ -55,7 +57,8 @@ std::string LaunchReport::table() const {
   out << "  launches (rank 0, per call; a GPU pays about " << 1e6 * parallel::seconds_per_launch
       << " us a launch or library call and " << 1e6 * parallel::seconds_per_synchronisation
       << " us a synchronisation)\n"
-      << "  phase          calls  kernels  reductions  library  fences  transforms   h2d   d2h   d2d  h2d+d2h MB  "
+      << "  phase          calls  kernels  reductions  library  fences  transforms  exchanges   h2d   d2h   d2d  "
+         "h2d+d2h MB  "
          "launch-bound ms\n";
   const auto row = [&](CountedPhase phase, const char* name, bool largest = false) {
     const Tally& t = tallies_[static_cast<int>(phase)];

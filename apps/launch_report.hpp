@@ -15,8 +15,8 @@ enum class CountedPhase { first_step, step, diagnostics, output, checkpoint };
 class LaunchReport {
  public:
   void add(CountedPhase phase, const parallel::LaunchCounts& counts);
-  // One line per phase that ran: calls, kernels, reductions, library calls, fences, distributed FFTs, copies
-  // by direction, MB
+  // One line per phase that ran: calls, kernels, reductions, library calls, fences, distributed FFTs, halo
+  // exchanges, copies by direction, MB
   // between host and device, and the launch-bound milliseconds these imply on a GPU. Rows are named
   // first_step, step_mean, step_max, diagnostics, output and checkpoint (per call), one word each, for scripts.
   std::string table() const;

@@ -5,9 +5,9 @@
 #
 # Runs each deck in configs/ on 1 MPI rank for STEPS steps (default 10) with diagnostics, output and
 # checkpoints off, and prints per deck rank 0's per-step means over steps 2..STEPS: kernels, reductions,
-# library calls (cuFFT/cuSPARSE or their host equivalents), fences, distributed FFTs, host-device copies and
-# their MB, the launch-bound time on a GPU (4 us a launch or library call, 10 us a synchronisation), the
-# measured seconds per step on this machine, and the solver's throughput. Then, per deck, what a diagnostics
+# library calls (cuFFT/cuSPARSE or their host equivalents), fences, distributed FFTs, halo exchanges, host-device
+# copies and their MB, the launch-bound time on a GPU (4 us a launch or library call, 10 us a synchronisation),
+# the measured seconds per step on this machine, and the solver's throughput. Then, per deck, what a diagnostics
 # record and an output cost (from a second run with both every step).
 #
 # Output: the table, then lines a script can read:
@@ -39,18 +39,18 @@ run_counted() {
 # row LOG NAME: the columns of the table row NAME of the launch table in LOG.
 row() { awk -v name="$2" '/launches \(rank 0/ { table = 1 } table && $1 == name { $1 = ""; print }' "$1"; }
 
-printf '%-26s %8s %6s %8s %6s %6s %6s %9s %9s %10s  %s\n' deck kernels reduce library fences ffts copies "copy MB" \
-  "bound ms" "s/step" throughput
+printf '%-26s %8s %6s %8s %6s %6s %9s %6s %9s %9s %10s  %s\n' deck kernels reduce library fences ffts exchanges copies \
+  "copy MB" "bound ms" "s/step" throughput
 for deck in "${decks[@]}"; do
   name=$(basename "$deck" .toml)
   run_counted "$deck" "$work_dir/$name.log" --set run.diagnostics_every=1000000
-  read -r _ kernels reductions library fences transforms h2d d2h _ megabytes bound <<<"$(row "$work_dir/$name.log" step_mean)"
+  read -r _ kernels reductions library fences transforms exchanges h2d d2h _ megabytes bound <<<"$(row "$work_dir/$name.log" step_mean)"
   # The step's phases (the summary's rows above diagnostics) over the steps of the run.
   step_seconds=$(awk '/^  phase +seconds/ { inside = 1; next } inside && $1 == "diagnostics" { inside = 0 }
                       inside { s += $(NF - 1) } /^  steps / { n = $2 } END { printf "%.3e", s / n }' "$work_dir/$name.log")
   throughput=$(awk '$1 == "throughput" { print $2, $3 }' "$work_dir/$name.log")
-  printf '%-26s %8s %6s %8s %6s %6s %6s %9s %9s %10s  %s\n' "$name" "$kernels" "$reductions" "$library" "$fences" \
-    "$transforms" "$(awk -v a="$h2d" -v b="$d2h" 'BEGIN { print a + b }')" "$megabytes" "$bound" "$step_seconds" "$throughput"
+  printf '%-26s %8s %6s %8s %6s %6s %9s %6s %9s %9s %10s  %s\n' "$name" "$kernels" "$reductions" "$library" "$fences" \
+    "$transforms" "$exchanges" "$(awk -v a="$h2d" -v b="$d2h" 'BEGIN { print a + b }')" "$megabytes" "$bound" "$step_seconds" "$throughput"
   synchronisations=$(awk -v r="$reductions" -v f="$fences" -v a="$h2d" -v b="$d2h" 'BEGIN { print r + f + a + b }')
   echo "launches $name $(awk -v k="$kernels" -v l="$library" 'BEGIN { print k + l }') $synchronisations $bound" >>"$work_dir/lines"
 done
@@ -62,7 +62,7 @@ for deck in "${decks[@]}"; do
   run_counted "$deck" "$work_dir/$name.every.log" --set run.diagnostics_every=1 --set run.write_state=true \
     --set run.output_interval=0
   for phase in diagnostics output; do
-    read -r _ kernels reductions library fences _ h2d d2h _ megabytes bound <<<"$(row "$work_dir/$name.every.log" "$phase")"
+    read -r _ kernels reductions library fences _ _ h2d d2h _ megabytes bound <<<"$(row "$work_dir/$name.every.log" "$phase")"
     printf '%-26s %-12s %8s %6s %8s %6s %6s %9s %9s\n' "$name" "$phase" "$kernels" "$reductions" "$library" "$fences" \
       "$(awk -v a="$h2d" -v b="$d2h" 'BEGIN { print a + b }')" "$megabytes" "$bound"
   done

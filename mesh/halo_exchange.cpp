@@ -6,6 +6,7 @@
 
 #include "mesh/timers.hpp"
 #include "parallel/fence.hpp"
+#include "parallel/launch_counts.hpp"
 #include "parallel/launch_policy.hpp"
 
 namespace meridian::mesh {
@@ -116,6 +117,7 @@ void HaloExchangeOf<T>::check_components(const FieldOf<T>& field) const {
 template <class T>
 void HaloExchangeOf<T>::exchange(const FieldOf<T>& field, Corners corners) {
   timing::ScopedTimer timer("halo exchange");
+  parallel::count_exchange();
   check_components(field);
   for (int axis = 0; axis < decomp_.dimensions(); ++axis) exchange_axis(field, axis, corners);
 }
@@ -123,6 +125,7 @@ void HaloExchangeOf<T>::exchange(const FieldOf<T>& field, Corners corners) {
 template <class T>
 void HaloExchangeOf<T>::exchange_across(const FieldOf<T>& field, int axis) {
   timing::ScopedTimer timer("halo exchange");
+  parallel::count_exchange();
   check_components(field);
   exchange_axis(field, axis, Corners::skip);
 }

@@ -14,6 +14,7 @@
 //   build's count (where the host does without a library, as the Thomas sweep, the kernel is counted);
 // - transforms: fft::DistributedFFT's forward and backward transforms, for the spectral solver's budget per
 //   transform;
+// - exchanges: mesh::HaloExchange's exchanges (of all axes, or across one);
 // - fences: parallel::fence(), the project's one way of waiting (Kokkos 3.4 reports no fences to tools);
 // - copies: parallel::copy (copies.hpp), whose call site states the direction, since on Serial and OpenMP
 //   every space is HostSpace and Kokkos cannot tell a host-device copy from any other.
@@ -36,6 +37,7 @@ struct LaunchCounts {
   long library_calls = 0;
   long fences = 0;
   long transforms = 0;  // distributed FFTs (fft::DistributedFFT forward or backward), each a few launches
+  long exchanges = 0;   // halo exchanges (mesh::HaloExchange), each up to two launches and a wait per axis
   std::array<long, 3> copies{};       // indexed by Copy
   std::array<double, 3> copy_bytes{};  // bytes, indexed by Copy
 
@@ -98,6 +100,7 @@ inline LaunchCounts launch_counts() { return detail::totals(); }
 inline void count_library_call() { ++detail::totals().library_calls; }
 inline void count_fence() { ++detail::totals().fences; }
 inline void count_transform() { ++detail::totals().transforms; }
+inline void count_exchange() { ++detail::totals().exchanges; }
 inline void count_copy(Copy direction, double bytes) {
   ++detail::totals().copies[static_cast<int>(direction)];
   detail::totals().copy_bytes[static_cast<int>(direction)] += bytes;
@@ -105,13 +108,13 @@ inline void count_copy(Copy direction, double bytes) {
 
 inline LaunchCounts& LaunchCounts::operator+=(const LaunchCounts& other) {
   kernels += other.kernels, reductions += other.reductions, library_calls += other.library_calls;
-  fences += other.fences, transforms += other.transforms;
+  fences += other.fences, transforms += other.transforms, exchanges += other.exchanges;
   for (int d = 0; d < 3; ++d) copies[d] += other.copies[d], copy_bytes[d] += other.copy_bytes[d];
   return *this;
 }
 inline LaunchCounts& LaunchCounts::operator-=(const LaunchCounts& other) {
   kernels -= other.kernels, reductions -= other.reductions, library_calls -= other.library_calls;
-  fences -= other.fences, transforms -= other.transforms;
+  fences -= other.fences, transforms -= other.transforms, exchanges -= other.exchanges;
   for (int d = 0; d < 3; ++d) copies[d] -= other.copies[d], copy_bytes[d] -= other.copy_bytes[d];
   return *this;
 }

@@ -161,7 +161,7 @@ counts_case() {
   gpu_stage "counts-$name" 10 meridian run "$decks/$deck" --count-launches --set run.max_steps=5 "${quiet[@]}" \
     --output "$work/counts-$name" || return 0
   awk -v name="$name" '/launches \(rank 0/ { t = 1 } t && $1 == "step_mean" { $1 = ""; print "counts " name \
-    " per step (calls kernels reductions library fences transforms h2d d2h d2d MB bound-ms):" $0 }' \
+    " per step (calls kernels reductions library fences transforms exchanges h2d d2h d2d MB bound-ms):" $0 }' \
     "$work/counts-$name.log" >>"$results"
   figures=$(summary_figures "$work/counts-$name.log") || return 0
   read -r _ per_step _ <<<"$figures"

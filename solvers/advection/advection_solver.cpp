@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "mesh/reductions.hpp"
+#include "parallel/copies.hpp"
 #include "solvers/advection/tracer_statistics.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/memory_budget.hpp"
@@ -12,7 +13,6 @@
 #include "parallel/launch_policy.hpp"
 #include "parallel/team_shape.hpp"
 #include "solvers/common/wicker_skamarock.hpp"
-#include "parallel/copies.hpp"
 
 namespace meridian::advection {
 

@@ -7,13 +7,13 @@
 #include <sstream>
 
 #include "mesh/reductions.hpp"
+#include "parallel/copies.hpp"
 #include "solvers/common/gauss_rule.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/memory_budget.hpp"
 #include "parallel/launch_policy.hpp"
 #include "parallel/team_shape.hpp"
 #include "solvers/common/wicker_skamarock.hpp"
-#include "parallel/copies.hpp"
 
 namespace meridian::atmosphere {
 

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "solvers/common/kokkos_math.hpp"
 #include "parallel/copies.hpp"
+#include "solvers/common/kokkos_math.hpp"
 
 namespace meridian::cfd {
 

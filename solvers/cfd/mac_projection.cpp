@@ -7,8 +7,8 @@
 
 #include "mesh/reductions.hpp"
 #include "mesh/timers.hpp"
-#include "solvers/common/kokkos_math.hpp"
 #include "parallel/copies.hpp"
+#include "solvers/common/kokkos_math.hpp"
 
 namespace meridian::cfd {
 

@@ -5,10 +5,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "parallel/copies.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/kokkos_math.hpp"
 #include "solvers/common/sparse/multigrid.hpp"
-#include "parallel/copies.hpp"
 
 namespace meridian::cfd {
 

@@ -6,12 +6,12 @@
 #include <sstream>
 
 #include "mesh/reductions.hpp"
+#include "parallel/copies.hpp"
 #include "parallel/launch_policy.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/memory_budget.hpp"
 #include "solvers/common/kokkos_math.hpp"
 #include "solvers/common/random/philox.hpp"
-#include "parallel/copies.hpp"
 
 namespace meridian::cfd {
 

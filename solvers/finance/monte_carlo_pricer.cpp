@@ -7,13 +7,13 @@
 #include <numeric>
 #include <sstream>
 
+#include "parallel/copies.hpp"
 #include "solvers/common/memory_budget.hpp"
 #include "solvers/common/step_progress.hpp"
 #include "solvers/common/stop_request.hpp"
 #include "parallel/team_shape.hpp"
 #include "solvers/finance/closed_form_prices.hpp"
 #include "solvers/finance/moments.hpp"
-#include "parallel/copies.hpp"
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(__FAST_MATH__) && !defined(KOKKOS_ENABLE_CUDA)
 // glibc's vector variants (libmvec) of the functions in the path loop, for GCC to call across the lanes

@@ -18,7 +18,8 @@ MONTE_CARLO_PER_BATCH = 8
 PROJECTION_LAUNCHES, PROJECTION_REDUCTIONS = 60, 4
 BODY_LAUNCHES = {"schaefer_turek_2d1": 580, "schaefer_turek_2d2": 580, "naca0012_airfoil": 499}
 BODY_SYNCHRONISATIONS = 60
-COLUMNS = ["calls", "kernels", "reductions", "library", "fences", "transforms", "h2d", "d2h", "d2d", "MB", "ms"]
+COLUMNS = ["calls", "kernels", "reductions", "library", "fences", "transforms", "exchanges", "h2d", "d2h", "d2d", "MB",
+           "ms"]
 
 
 def step_counts(log):
@@ -38,7 +39,8 @@ def budget_errors(name, deck, c):
     launches = c["kernels"] + c["library"]
     syncs = c["reductions"] + c["fences"] + c["h2d"] + c["d2h"]
     errors = []
-    note = f"launches {launches:g} (kernels {c['kernels']:g}, library {c['library']:g}), synchronisations {syncs:g}"
+    note = (f"launches {launches:g} (kernels {c['kernels']:g}, library {c['library']:g}), synchronisations {syncs:g}, "
+            f"halo exchanges {c['exchanges']:g}")
     if kind == "monte_carlo":
         # The pricer copies a launch batch's block sums to the host once per batch: that copy counts the batches.
         batches = max(c["d2h"], 1)

@@ -1,6 +1,7 @@
 #pragma once
 // Preconditioned conjugate gradients for the symmetric positive (semi-)definite PoissonOperator, with
-// the Jacobi preconditioner or a multigrid V-cycle (multigrid.hpp). Work vectors are made once; a solve allocates nothing. Dot products are
+// the Jacobi preconditioner or a multigrid V-cycle (multigrid.hpp), in Chronopoulos and Gear's single-reduction
+// form. Work vectors are made once; a solve allocates nothing. Dot products are
 // summed on each rank by a Kokkos reduction and then over the ranks, so the iterates agree across rank
 // counts to round-off, not bitwise.
 #include <memory>
@@ -39,7 +40,7 @@ class ConjugateGradient {
 
  private:
   PoissonOperator& op_;
-  Vector r_, z_, p_, q_;
+  Vector r_, u_, w_, p_, s_;  // u = M^-1 r, w = A u, s = A p (Chronopoulos-Gear)
   std::unique_ptr<Multigrid> multigrid_;  // none: Jacobi
 };
 

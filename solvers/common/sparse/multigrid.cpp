@@ -2,9 +2,9 @@
 
 #include <sstream>
 
+#include "parallel/copies.hpp"
 #include "parallel/launch_policy.hpp"
 #include "solvers/common/sparse/conjugate_gradient.hpp"
-#include "parallel/copies.hpp"
 
 namespace meridian::sparse {
 
