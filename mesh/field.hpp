@@ -26,10 +26,15 @@ FieldOf<Real> make_field(const Decomposition& decomp, int components, const std:
 }
 
 // A view readable on the host, for staging output and checkpoints: the view itself where device
-// memory is host memory, else `mirror` (made once by the caller) refreshed from it.
+// memory is host memory (counted all the same as the copy a device build makes), else `mirror` (made once by
+// the caller) refreshed from it.
 template <class DeviceView>
 typename DeviceView::HostMirror on_host(const DeviceView& view, const typename DeviceView::HostMirror& mirror) {
-  if (parallel::device_memory_is_host) return Kokkos::create_mirror_view(view);  // the view itself: no copy
+  if (parallel::device_memory_is_host) {
+    parallel::count_copy(parallel::Copy::device_to_host,
+                         static_cast<double>(view.span()) * sizeof(typename DeviceView::value_type));
+    return Kokkos::create_mirror_view(view);  // the view itself: no copy
+  }
   parallel::copy<parallel::Copy::device_to_host>(mirror, view);
   return mirror;
 }

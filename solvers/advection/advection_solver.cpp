@@ -721,7 +721,7 @@ void AdvectionSolver<Real>::restore(const std::vector<io::HostDataset>& state) {
       for (int j = b.hy; j < b.hy + b.ny; ++j)
         for (int i = b.hx; i < b.hx + b.nx; ++i) host(c, k, j, i) = static_cast<Real>(values.at(n++));
   }
-  if (!parallel::device_memory_is_host) parallel::copy<parallel::Copy::host_to_device>(q_, host);
+  parallel::copy<parallel::Copy::host_to_device>(q_, host);  // on the host backends q_ itself: counted, no copy
 }
 
 template class AdvectionSolver<float>;

@@ -974,7 +974,7 @@ void AtmosphereSolver::restore(const std::vector<io::HostDataset>& state) {
   for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
     for (int c = 0; c < components_; ++c) host_value(q, dims, c, k, j, i) = state.at(c).values.at(n);
   });
-  if (!parallel::device_memory_is_host) parallel::copy<parallel::Copy::host_to_device>(q_, q);
+  parallel::copy<parallel::Copy::host_to_device>(q_, q);  // on the host backends q_ itself: counted, no copy
 }
 
 std::vector<solvers::Scalar> AtmosphereSolver::state_scalars() const {

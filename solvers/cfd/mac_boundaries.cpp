@@ -199,8 +199,9 @@ void MacBoundaries::fill(const mesh::Field& velocity, Fill mode, double time) {
       for (int side = 0; side < 2; ++side)
         if (grid_.face[a][side] == static_cast<int>(FaceKind::outflow)) outflow_by_continuity(velocity, grid_, a, side);
     apply_faces(velocity, mode);
+    // Continuity sets the outflow faces on owned cells only: the neighbours along the face need them.
+    exchange_.exchange(velocity, mesh::Corners::fill);
   }
-  exchange_.exchange(velocity, mesh::Corners::fill);
 }
 
 double MacBoundaries::mean_normal_velocity(const mesh::Field& velocity, int axis, int side) const {

@@ -7,8 +7,11 @@
 //   inflow     u_n = the inflow profile (uniform or parabolic, ramped in time), ghost = -interior
 //   outflow    u_n from zero gradient or the convective equation before the projection, and after it
 //              the value that makes its cell divergence-free; ghost = interior; the pressure is 0 there.
-// A fill exchanges the halos, applies the faces, and exchanges again so that edge and corner halos
-// carry the neighbours' ghost values.
+// A fill exchanges the halos (edges and corners too) and applies the faces over their whole planes, halos
+// included: a face changes no owned value but its own normal component, which every rank holding the face
+// computes alike, and its ghosts in a rank's halos come from the values the exchange brought, the values the
+// neighbour uses for the same ghosts, so no second exchange is needed; except after the outflow faces are set
+// by continuity, on owned cells only.
 #include <array>
 
 #include "mesh/decomposition.hpp"
