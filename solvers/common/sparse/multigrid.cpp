@@ -87,6 +87,15 @@ void smooth(PoissonOperator& op, const Vector& b, const Vector& x, const Vector&
       KOKKOS_LAMBDA(const long i) { x(i) += weight * (b(i) - work(i)) / diagonal(i); });
 }
 
+// The first sweep from x = 0, where A x vanishes: x = weight b / D, one kernel, without the product and its halo
+// exchange (the same values as smooth() from zero).
+void smooth_from_zero(PoissonOperator& op, const Vector& b, const Vector& x, double weight) {
+  const Vector diagonal = op.diagonal();
+  Kokkos::parallel_for(
+      "mg::jacobi_from_zero", Kokkos::RangePolicy<>(0, op.rows()),
+      KOKKOS_LAMBDA(const long i) { x(i) = weight * b(i) / diagonal(i); });
+}
+
 void residual(PoissonOperator& op, const Vector& b, const Vector& x, const Vector& r) {
   op.apply(x, r);
   Kokkos::parallel_for("mg::residual", Kokkos::RangePolicy<>(0, op.rows()), KOKKOS_LAMBDA(const long i) { r(i) = b(i) - r(i); });
@@ -201,14 +210,15 @@ void Multigrid::apply(const Vector& r, const Vector& z) { cycle(0, r, z); }
 void Multigrid::cycle(std::size_t l, const Vector& b, const Vector& x) {
   Level& level = *levels_[l];
   PoissonOperator& op = *level.op;
-  parallel::fill(x, 0.0);
   if (l + 1 == levels_.size()) {
+    parallel::fill(x, 0.0);
     solve_coarsest(b, x);
     return;
   }
   const bool three_d = three_d_;
   const double weight = jacobi_weight(three_d ? 3 : 2);
-  for (int s = 0; s < sweeps; ++s) smooth(op, b, x, level.residual, weight);
+  smooth_from_zero(op, b, x, weight);
+  for (int s = 1; s < sweeps; ++s) smooth(op, b, x, level.residual, weight);
   residual(op, b, x, level.residual);
   Level& next = *levels_[l + 1];
   restrict_to(level.residual, level.cells, next.b, next.cells, three_d);
