@@ -10,18 +10,6 @@ namespace {
 using parallel::Copy;
 using parallel::LaunchCounts;
 
-LaunchCounts largest_of(LaunchCounts a, const LaunchCounts& b) {
-  a.kernels = std::max(a.kernels, b.kernels);
-  a.reductions = std::max(a.reductions, b.reductions);
-  a.library_calls = std::max(a.library_calls, b.library_calls);
-  a.fences = std::max(a.fences, b.fences);
-  a.transforms = std::max(a.transforms, b.transforms);
-  a.exchanges = std::max(a.exchanges, b.exchanges);
-  for (int d = 0; d < 3; ++d) a.copies[d] = std::max(a.copies[d], b.copies[d]);
-  for (int d = 0; d < 3; ++d) a.copy_bytes[d] = std::max(a.copy_bytes[d], b.copy_bytes[d]);
-  return a;
-}
-
 // One row: the counts divided by `per` (a mean over calls, or 1).
 void write_row(std::ostringstream& out, const char* name, long calls, const LaunchCounts& c, double per) {
   const auto column = [&](double value, int width) { out << std::setw(width) << value / per; };
@@ -49,7 +37,7 @@ void LaunchReport::add(CountedPhase phase, const LaunchCounts& counts) {
   Tally& t = tallies_[static_cast<int>(phase)];
   ++t.calls;
   t.sum += counts;
-  t.largest = largest_of(t.largest, counts);
+  t.largest.combine(counts, [](auto a, auto b) { return std::max(a, b); });
 }
 
 std::string LaunchReport::table() const {

@@ -30,13 +30,10 @@ FieldOf<Real> make_field(const Decomposition& decomp, int components, const std:
 // the caller) refreshed from it.
 template <class DeviceView>
 typename DeviceView::HostMirror on_host(const DeviceView& view, const typename DeviceView::HostMirror& mirror) {
-  if (parallel::device_memory_is_host) {
-    parallel::count_copy(parallel::Copy::device_to_host,
-                         static_cast<double>(view.span()) * sizeof(typename DeviceView::value_type));
-    return Kokkos::create_mirror_view(view);  // the view itself: no copy
-  }
-  parallel::copy<parallel::Copy::device_to_host>(mirror, view);
-  return mirror;
+  // On the host the copy of the view onto itself is a no-op, counted.
+  const auto target = parallel::device_memory_is_host ? Kokkos::create_mirror_view(view) : mirror;
+  parallel::copy<parallel::Copy::device_to_host>(target, view);
+  return target;
 }
 
 }  // namespace meridian::mesh

@@ -24,11 +24,11 @@ inline constexpr bool device_accessible =
 template <Copy direction, class Destination, class Source>
 void copy(const Destination& destination, const Source& source) {
   if constexpr (direction == Copy::host_to_device)
-    static_assert(host_accessible<Source> && device_accessible<Destination>, "a host-to-device copy goes from host memory to device memory");
+    static_assert(host_accessible<Source> && device_accessible<Destination>, "host-to-device: from host to device memory");
   if constexpr (direction == Copy::device_to_host)
-    static_assert(device_accessible<Source> && host_accessible<Destination>, "a device-to-host copy goes from device memory to host memory");
+    static_assert(device_accessible<Source> && host_accessible<Destination>, "device-to-host: from device to host memory");
   if constexpr (direction == Copy::device_to_device)
-    static_assert(device_accessible<Source> && device_accessible<Destination>, "a device-to-device copy stays in device memory");
+    static_assert(device_accessible<Source> && device_accessible<Destination>, "device-to-device: in device memory");
   count_copy(direction, static_cast<double>(source.span()) * sizeof(typename Source::value_type));
   Kokkos::deep_copy(destination, source);
 }

@@ -48,6 +48,16 @@ struct LaunchCounts {
   }
   LaunchCounts& operator+=(const LaunchCounts& other);
   LaunchCounts& operator-=(const LaunchCounts& other);
+  // Each count set to op(this count, other's): the one place that lists the fields.
+  template <class Op>
+  LaunchCounts& combine(const LaunchCounts& other, Op op) {
+    kernels = op(kernels, other.kernels), reductions = op(reductions, other.reductions);
+    library_calls = op(library_calls, other.library_calls), fences = op(fences, other.fences);
+    transforms = op(transforms, other.transforms), exchanges = op(exchanges, other.exchanges);
+    for (int d = 0; d < 3; ++d) copies[d] = op(copies[d], other.copies[d]);
+    for (int d = 0; d < 3; ++d) copy_bytes[d] = op(copy_bytes[d], other.copy_bytes[d]);
+    return *this;
+  }
 };
 inline LaunchCounts operator-(LaunchCounts a, const LaunchCounts& b) { return a -= b; }
 
@@ -107,16 +117,10 @@ inline void count_copy(Copy direction, double bytes) {
 }
 
 inline LaunchCounts& LaunchCounts::operator+=(const LaunchCounts& other) {
-  kernels += other.kernels, reductions += other.reductions, library_calls += other.library_calls;
-  fences += other.fences, transforms += other.transforms, exchanges += other.exchanges;
-  for (int d = 0; d < 3; ++d) copies[d] += other.copies[d], copy_bytes[d] += other.copy_bytes[d];
-  return *this;
+  return combine(other, [](auto a, auto b) { return a + b; });
 }
 inline LaunchCounts& LaunchCounts::operator-=(const LaunchCounts& other) {
-  kernels -= other.kernels, reductions -= other.reductions, library_calls -= other.library_calls;
-  fences -= other.fences, transforms -= other.transforms, exchanges -= other.exchanges;
-  for (int d = 0; d < 3; ++d) copies[d] -= other.copies[d], copy_bytes[d] -= other.copy_bytes[d];
-  return *this;
+  return combine(other, [](auto a, auto b) { return a - b; });
 }
 
 }  // namespace meridian::parallel
