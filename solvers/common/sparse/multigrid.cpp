@@ -4,7 +4,7 @@
 
 #include "parallel/copies.hpp"
 #include "parallel/launch_policy.hpp"
-#include "solvers/common/sparse/conjugate_gradient.hpp"
+#include "solvers/common/sparse/banded_cholesky.hpp"
 
 namespace meridian::sparse {
 
@@ -19,12 +19,10 @@ struct Multigrid::Level {
 using HostValues = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 using ConstHostValues = Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-// The coarsest grid on MPI_COMM_SELF, with where each rank's block of it lies.
+// The coarsest grid factorised whole on every rank, with where each rank's block of it lies.
 struct Multigrid::Gathered {
-  std::unique_ptr<mesh::Decomposition> decomp;
-  std::unique_ptr<PoissonOperator> op;
-  std::unique_ptr<ConjugateGradient> solver;
-  Vector b, x;
+  std::unique_ptr<BandedCholesky> factor;
+  bool singular = false;  // the constants are the null space: cell 0 is pinned and means are removed
   MPI_Comm comm;
   std::vector<long> cell_of;  // per gathered value, in rank order: its row in the whole coarsest grid
   std::vector<int> counts, displacements;
@@ -128,16 +126,34 @@ void prolong_add(const Vector& coarse, Extents c, const Vector& fine, Extents f,
 
 Extents local_extents(const mesh::Decomposition& d) { return {d.local_cells(0), d.local_cells(1), d.local_cells(2)}; }
 
+// A singular operator made definite by holding cell 0 at zero: its row and column become the identity's. The
+// other equations are those of the constants' complement, so with b of zero mean the solution, less its mean,
+// is the minimum-norm one.
+void pin_first_cell(CsrHost& a) {
+  for (int r = 0; r < a.rows(); ++r)
+    for (int n = a.row_offsets[r]; n < a.row_offsets[r + 1]; ++n)
+      if (r == 0 || a.columns[n] == 0) a.values[n] = r == a.columns[n] ? 1.0 : 0.0;
+}
+
+void remove_mean(std::vector<double>& v) {
+  double sum = 0;
+  for (const double value : v) sum += value;
+  const double mean = sum / static_cast<double>(v.size());
+  for (double& value : v) value -= mean;
+}
+
 }  // namespace
 
-std::unique_ptr<Multigrid::Gathered> Multigrid::gather_plan(const mesh::Decomposition& d, const PoissonProblem& problem) {
+std::unique_ptr<Multigrid::Gathered> Multigrid::gather_plan(const mesh::Decomposition& d, const PoissonProblem& problem,
+                                                           bool singular) {
   auto g = std::make_unique<Gathered>();
   mesh::GridSpec whole = d.spec();
   whole.process_grid = {1, 1, 1};
-  g->decomp = std::make_unique<mesh::Decomposition>(MPI_COMM_SELF, whole);
-  g->op = std::make_unique<PoissonOperator>(*g->decomp, problem);
-  g->solver = std::make_unique<ConjugateGradient>(*g->op);
-  g->b = Vector("mg::gathered_b", g->op->rows()), g->x = Vector("mg::gathered_x", g->op->rows());
+  const mesh::Decomposition one_rank(MPI_COMM_SELF, whole);
+  CsrHost matrix = PoissonOperator::whole_grid_matrix(one_rank, problem);
+  g->singular = singular;
+  if (g->singular) pin_first_cell(matrix);
+  g->factor = std::make_unique<BandedCholesky>(matrix);
   g->comm = d.comm();
   const long box[6] = {d.offset(0), d.offset(1), d.offset(2), d.local_cells(0), d.local_cells(1), d.local_cells(2)};
   std::vector<long> boxes(6 * static_cast<std::size_t>(d.size()));
@@ -158,18 +174,20 @@ std::unique_ptr<Multigrid::Gathered> Multigrid::gather_plan(const mesh::Decompos
   return g;
 }
 
-// Each rank gathers the whole right-hand side, solves, and keeps its own block: the same solve, with the
-// same bits, on every rank.
+// Each rank gathers the whole right-hand side, solves it with the factor made once, and keeps its own block: the
+// same solve, with the same bits, on every rank; the coarse values cross to the host once each way.
 void Multigrid::solve_coarsest(const Vector& b, const Vector& x) {
   Gathered& g = *coarsest_;
   parallel::copy<parallel::Copy::device_to_host>(HostValues(g.mine.data(), g.mine.size()), b);
   MPI_Allgatherv(g.mine.data(), static_cast<int>(g.mine.size()), MPI_DOUBLE, g.gathered.data(), g.counts.data(),
                  g.displacements.data(), MPI_DOUBLE, g.comm);
   for (std::size_t n = 0; n < g.cell_of.size(); ++n) g.whole[static_cast<std::size_t>(g.cell_of[n])] = g.gathered[n];
-  parallel::copy<parallel::Copy::host_to_device>(g.b, ConstHostValues(g.whole.data(), g.whole.size()));
-  parallel::fill(g.x, 0.0);
-  g.solver->solve(g.b, g.x, {1e-13, 10000});
-  parallel::copy<parallel::Copy::device_to_host>(HostValues(g.whole.data(), g.whole.size()), g.x);
+  if (g.singular) {
+    remove_mean(g.whole);
+    g.whole[0] = 0;
+  }
+  g.factor->solve(g.whole);
+  if (g.singular) remove_mean(g.whole);
   for (std::size_t n = 0; n < g.mine.size(); ++n)
     g.mine[n] = g.whole[static_cast<std::size_t>(g.cell_of[static_cast<std::size_t>(g.own_first) + n])];
   parallel::copy<parallel::Copy::host_to_device>(x, ConstHostValues(g.mine.data(), g.mine.size()));
@@ -198,7 +216,7 @@ Multigrid::Multigrid(PoissonOperator& finest, const mesh::Decomposition& decomp,
     current = level->decomp.get();
     levels_.push_back(std::move(level));
   }
-  coarsest_ = gather_plan(*current, level_problem);
+  coarsest_ = gather_plan(*current, level_problem, levels_.back()->op->singular());
 }
 
 Multigrid::~Multigrid() = default;
@@ -211,7 +229,6 @@ void Multigrid::cycle(std::size_t l, const Vector& b, const Vector& x) {
   Level& level = *levels_[l];
   PoissonOperator& op = *level.op;
   if (l + 1 == levels_.size()) {
-    parallel::fill(x, 0.0);
     solve_coarsest(b, x);
     return;
   }

@@ -4,17 +4,15 @@
 // process grid; each level's operator is rediscretised on its spacing with the same face conditions.
 // Transfers: the average of the 2^d children (restriction) and its transpose times 2^d, the constant
 // (prolongation); the smoother is damped Jacobi, the same sweeps before and after, so the V-cycle is a
-// symmetric operator and CG stays CG. The coarsest level is gathered onto every rank and solved there
-// by Jacobi-CG to 1e-13, far below any outer tolerance, so the cycle is a fixed linear operator to that
-// accuracy and the coarsest solve costs one MPI_Allgatherv instead of three reductions an iteration.
+// symmetric operator and CG stays CG. The coarsest level is gathered onto every rank and solved there,
+// on the host, by a banded Cholesky factor made once (banded_cholesky.hpp): exactly, so the cycle is a fixed
+// linear operator, for one MPI_Allgatherv and one copy each way.
 #include <memory>
 #include <vector>
 
 #include "solvers/common/sparse/poisson_operator.hpp"
 
 namespace meridian::sparse {
-
-class ConjugateGradient;
 
 class Multigrid {
  public:
@@ -37,7 +35,8 @@ class Multigrid {
   struct Gathered;  // the coarsest level, whole on this rank
   void cycle(std::size_t level, const Vector& b, const Vector& x);
   void solve_coarsest(const Vector& b, const Vector& x);
-  static std::unique_ptr<Gathered> gather_plan(const mesh::Decomposition& coarsest, const PoissonProblem& problem);
+  static std::unique_ptr<Gathered> gather_plan(const mesh::Decomposition& coarsest, const PoissonProblem& problem,
+                                               bool singular);
 
   bool three_d_;
   std::vector<std::unique_ptr<Level>> levels_;

@@ -67,6 +67,22 @@ PoissonOperator::Assembled PoissonOperator::assemble(const mesh::Decomposition& 
   return a;
 }
 
+CsrHost PoissonOperator::whole_grid_matrix(const mesh::Decomposition& d, const PoissonProblem& problem) {
+  if (d.size() != 1) throw std::logic_error("PoissonOperator::whole_grid_matrix: the grid must be on one rank");
+  CsrHost csr = assemble(d, problem).matrix;
+  const long n[3] = {d.local_cells(0), d.local_cells(1), d.local_cells(2)};
+  const long halo[3] = {d.halo(0), d.halo(1), d.halo(2)};
+  const long row_stride = n[0] + 2 * halo[0], plane_stride = row_stride * (n[1] + 2 * halo[1]);
+  for (int& column : csr.columns) {
+    long index[3] = {column % row_stride - halo[0], column / row_stride % (n[1] + 2 * halo[1]) - halo[1],
+                     column / plane_stride - halo[2]};
+    for (int axis = 0; axis < 3; ++axis) index[axis] = (index[axis] + n[axis]) % n[axis];
+    column = static_cast<int>((index[2] * n[1] + index[1]) * n[0] + index[0]);
+  }
+  csr.column_count = csr.rows();
+  return csr;
+}
+
 PoissonOperator::PoissonOperator(const mesh::Decomposition& decomp, const PoissonProblem& problem)
     : PoissonOperator(decomp, problem, assemble(decomp, problem)) {}
 

@@ -29,6 +29,10 @@ class PoissonOperator {
   // `decomp` must have a halo of at least one cell and outlive the operator.
   PoissonOperator(const mesh::Decomposition& decomp, const PoissonProblem& problem);
 
+  // The operator of a grid held whole by one rank (`decomp` on MPI_COMM_SELF) with columns numbering cells as
+  // the rows do: a periodic axis' halo columns become the cells they image. For a direct factorisation.
+  static CsrHost whole_grid_matrix(const mesh::Decomposition& decomp, const PoissonProblem& problem);
+
   // y = A x over this rank's cells, in row order (x fastest, then y, then z). Collective.
   void apply(const Vector& x, const Vector& y);
   const Vector& diagonal() const { return diagonal_; }
