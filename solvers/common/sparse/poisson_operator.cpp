@@ -17,7 +17,8 @@ bool any_zero_value_face(const mesh::Decomposition& d, const PoissonProblem& p) 
 
 }  // namespace
 
-// Rows of the owned cells in order; columns are flat offsets into a one-component field with halos.
+// Rows of the owned cells in order; columns are flat offsets into a one-component field with halos, or cells
+// where this rank holds the whole grid.
 PoissonOperator::Assembled PoissonOperator::assemble(const mesh::Decomposition& d, const PoissonProblem& problem) {
   if (d.halo(0) < 1) throw std::logic_error("PoissonOperator: the decomposition needs a halo");
   const long hx = d.halo(0), hy = d.halo(1), hz = d.halo(2);
@@ -63,43 +64,62 @@ PoissonOperator::Assembled PoissonOperator::assemble(const mesh::Decomposition& 
           if (upper[axis] >= 0) add(upper[axis], -weight[axis]);
         csr.row_offsets.push_back(static_cast<int>(csr.values.size()));
         a.diagonal.push_back(centre);
+        a.own.push_back(static_cast<int>(self));
       }
+  if (d.size() == 1) number_columns_by_cell(d, a);
   return a;
 }
 
-CsrHost PoissonOperator::whole_grid_matrix(const mesh::Decomposition& d, const PoissonProblem& problem) {
-  if (d.size() != 1) throw std::logic_error("PoissonOperator::whole_grid_matrix: the grid must be on one rank");
-  CsrHost csr = assemble(d, problem).matrix;
+// A rank holding the whole grid needs no halo: its halo columns (a periodic axis' images; walls reference none)
+// become the cells they image, and each row's own cell is its row.
+void PoissonOperator::number_columns_by_cell(const mesh::Decomposition& d, Assembled& a) {
   const long n[3] = {d.local_cells(0), d.local_cells(1), d.local_cells(2)};
   const long halo[3] = {d.halo(0), d.halo(1), d.halo(2)};
   const long row_stride = n[0] + 2 * halo[0], plane_stride = row_stride * (n[1] + 2 * halo[1]);
-  for (int& column : csr.columns) {
+  for (int& column : a.matrix.columns) {
     long index[3] = {column % row_stride - halo[0], column / row_stride % (n[1] + 2 * halo[1]) - halo[1],
                      column / plane_stride - halo[2]};
     for (int axis = 0; axis < 3; ++axis) index[axis] = (index[axis] + n[axis]) % n[axis];
     column = static_cast<int>((index[2] * n[1] + index[1]) * n[0] + index[0]);
   }
-  csr.column_count = csr.rows();
-  return csr;
+  a.matrix.column_count = a.matrix.rows();
+  for (int r = 0; r < a.matrix.rows(); ++r) a.own[r] = r;
+}
+
+CsrHost PoissonOperator::whole_grid_matrix(const mesh::Decomposition& d, const PoissonProblem& problem) {
+  if (d.size() != 1) throw std::logic_error("PoissonOperator::whole_grid_matrix: the grid must be on one rank");
+  return assemble(d, problem).matrix;
 }
 
 PoissonOperator::PoissonOperator(const mesh::Decomposition& decomp, const PoissonProblem& problem)
     : PoissonOperator(decomp, problem, assemble(decomp, problem)) {}
 
 PoissonOperator::PoissonOperator(const mesh::Decomposition& decomp, const PoissonProblem& problem, const Assembled& a)
-    : decomp_(decomp), singular_(!any_zero_value_face(decomp, problem)), matrix_(a.matrix),
-      diagonal_(to_device(a.diagonal, "sparse::diagonal")), field_(mesh::make_field(decomp, 1, "sparse::halo_vector")),
+    : decomp_(decomp), singular_(!any_zero_value_face(decomp, problem)), whole_(decomp.size() == 1), matrix_(a.matrix),
+      diagonal_(to_device(a.diagonal, "sparse::diagonal")), own_(to_device(a.own, "sparse::own")),
+      field_(whole_ ? mesh::Field() : mesh::make_field(decomp, 1, "sparse::halo_vector")),
+      operand_(whole_ ? Vector("sparse::operand", a.matrix.rows()) : Vector(field_.data(), field_.size())),
       exchange_(decomp, 1) {}
 
+void PoissonOperator::load(const Vector& x) {
+  const Vector operand = operand_;
+  const Kokkos::View<const int*> own = own_;
+  Kokkos::parallel_for(
+      "sparse::load_operand", Kokkos::RangePolicy<>(0, rows()), KOKKOS_LAMBDA(const int r) { operand(own(r)) = x(r); });
+  exchange_operand();
+}
+
+void PoissonOperator::exchange_operand() {
+  if (!whole_) exchange_.exchange(field_);
+}
+
 void PoissonOperator::apply(const Vector& x, const Vector& y) {
-  const mesh::Field f = field_;
-  const long nx = decomp_.local_cells(0), ny = decomp_.local_cells(1);
-  const int hx = decomp_.halo(0), hy = decomp_.halo(1), hz = decomp_.halo(2);
-  parallel::for_each(
-      "sparse::to_halo_vector", parallel::Cells{{0, 0, 0}, {decomp_.local_cells(2), ny, nx}},
-      KOKKOS_LAMBDA(const long k, const long j, const long i) { f(0, k + hz, j + hy, i + hx) = x((k * ny + j) * nx + i); });
-  exchange_.exchange(f);
-  matrix_.multiply(Vector(f.data(), f.size()), y);
+  if (whole_) {
+    matrix_.multiply(x, y);
+    return;
+  }
+  load(x);
+  matrix_.multiply(operand_, y);
 }
 
 }  // namespace meridian::sparse

@@ -43,6 +43,18 @@ class SparseMatrix {
   void multiply(const Vector& x, const Vector& y) const;
   int rows() const { return rows_; }
 
+  // The rows as device views, for kernels that fuse a product with what is done with it (the multigrid's).
+  struct Rows {
+    Kokkos::View<const int*> offsets, columns;
+    Kokkos::View<const double*> values;
+    KOKKOS_INLINE_FUNCTION double product(const int row, const Kokkos::View<const double*>& x) const {
+      double sum = 0;
+      for (int n = offsets(row); n < offsets(row + 1); ++n) sum += values(n) * x(columns(n));
+      return sum;
+    }
+  };
+  Rows row_view() const { return {offsets_, columns_, values_}; }
+
  private:
   // cuSPARSE's descriptors and work buffer in a CUDA build, none otherwise; shared, as the views are, by
   // copies of the matrix.

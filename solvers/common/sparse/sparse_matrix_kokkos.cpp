@@ -11,15 +11,10 @@ void SparseMatrix::make_backend() {}
 
 void SparseMatrix::multiply(const Vector& x, const Vector& y) const {
   parallel::count_library_call();  // cuSPARSE's SpMV on a device build; here also counted as the kernel it is
-  const auto offsets = offsets_;
-  const auto columns = columns_;
-  const auto values = values_;
+  const Rows a = row_view();
+  const Kokkos::View<const double*> operand = x;
   Kokkos::parallel_for(
-      "sparse::multiply", Kokkos::RangePolicy<>(0, rows_), KOKKOS_LAMBDA(const int r) {
-        double sum = 0;
-        for (int n = offsets(r); n < offsets(r + 1); ++n) sum += values(n) * x(columns(n));
-        y(r) = sum;
-      });
+      "sparse::multiply", Kokkos::RangePolicy<>(0, rows_), KOKKOS_LAMBDA(const int r) { y(r) = a.product(r, operand); });
 }
 
 }  // namespace meridian::sparse
