@@ -13,6 +13,7 @@
 #include "solvers/common/stop_request.hpp"
 #include "parallel/team_shape.hpp"
 #include "solvers/finance/closed_form_prices.hpp"
+#include "solvers/finance/longstaff_schwartz.hpp"
 #include "solvers/finance/moments.hpp"
 
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(__FAST_MATH__) && !defined(KOKKOS_ENABLE_CUDA)
@@ -219,7 +220,8 @@ const std::vector<std::string>& payoff_names() {
       "asian_arithmetic_call", "asian_arithmetic_put", "asian_geometric_call", "asian_geometric_put",
       "barrier_down_in_call", "barrier_down_out_call", "barrier_up_in_call", "barrier_up_out_call",
       "barrier_down_in_put", "barrier_down_out_put", "barrier_up_in_put", "barrier_up_out_put",
-      "basket_call", "basket_put", "max_call", "min_call", "lookback_call", "lookback_put"};
+      "basket_call", "basket_put", "max_call", "min_call", "lookback_call", "lookback_put",
+      "bermudan_put", "bermudan_call", "bermudan_max_call"};
   return names;
 }
 
@@ -231,6 +233,8 @@ int PricerSettings::scenarios() const {
 }
 
 bool is_barrier(Payoff p) { return p >= Payoff::barrier_down_in_call && p <= Payoff::barrier_up_out_put; }
+
+bool is_bermudan(Payoff p) { return p >= Payoff::bermudan_put; }
 
 bool is_down_barrier(Payoff p) {
   return p == Payoff::barrier_down_in_call || p == Payoff::barrier_down_out_call || p == Payoff::barrier_down_in_put ||
@@ -280,6 +284,21 @@ void declare_keys(io::Schema& schema) {
   add({f, "greeks", KeyType::boolean, false, "",
        "delta and vega: pathwise for vanillas and Asians under gbm, else by common-random-number central "
        "differences (relative spot bump 1%, volatility bump 0.01)"});
+  add({f, "exercise_dates_per_year", KeyType::integer, 0L, "1/year",
+       "the bermudan_* products' exercise dates, evenly spaced up to maturity, maturity included: finance.maturity "
+       "times this must be whole and divide finance.steps",
+       {}, 0, 1e6});
+  add({f, "regression_basis", KeyType::string, std::string("monomial"), "",
+       "Longstaff-Schwartz basis in x = S / K (several assets: products over the assets of total degree up to the "
+       "order, and the exercise value / K): monomial x^k; laguerre: 1 and exp(-x/2) L_k(x) (Longstaff & Schwartz "
+       "2001); hermite: He_k(x)",
+       {"monomial", "laguerre", "hermite"}});
+  add({f, "regression_order", KeyType::integer, 3L, "1",
+       "highest degree of the regression basis (at most 24 functions in all)", {}, 1, max_basis_order});
+  add({f, "calibration_paths", KeyType::integer, 65536L, "paths",
+       "paths of the early-exercise regression, from a stream of their own (rounded up to whole blocks); the price "
+       "comes from finance.paths, out of sample (low-biased), the in-sample price is reported beside it",
+       {}, 1, 1e12});
   add({f, "target_standard_error", KeyType::real, 0.0, "price",
        "stop once every product's standard error is below this (0: run all paths)", {}, 0, 1e12, false, true});
   solvers::declare_precision_key(schema, "paths (log prices, variance, a path's running sums)");
@@ -333,6 +352,56 @@ MultiAssetGbm gbm_of(const io::Deck& deck, double rate) {
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) m.cholesky[i * max_assets + j] = j <= i ? l[i * n + j] : 0.0;
   return m;
+}
+
+// The Bermudan product's exercise rule (its coefficients come from the calibration): one such product a run,
+// its dates a whole number dividing the steps, its basis within the functions' limit.
+void early_exercise_of(const io::Deck& deck, PricerSettings& s) {
+  const long per_year = deck.integer("finance", "exercise_dates_per_year");
+  std::vector<Payoff> bermudan;
+  std::copy_if(s.products.begin(), s.products.end(), std::back_inserter(bermudan), is_bermudan);
+  if (bermudan.empty()) {
+    if (per_year > 0)
+      deck.fail("finance", "exercise_dates_per_year",
+                "no product here exercises early: only the bermudan_* products do (barriers, Asians and the others "
+                "have no early exercise)");
+    return;
+  }
+  if (bermudan.size() > 1) deck.fail("finance", "products", "one bermudan_* product a run: the regression fits its payoff");
+  for (const auto p : s.products)
+    if (is_barrier(p)) deck.fail("finance", "products", "a barrier product has no early exercise: price it in a run of its own");
+  if (per_year == 0) deck.fail("finance", "exercise_dates_per_year", "a bermudan_* product needs its exercise dates (how many a year)");
+  const double dates = static_cast<double>(per_year) * s.maturity;
+  if (std::fabs(dates - std::round(dates)) > 1e-9 * dates || std::round(dates) < 1)
+    deck.fail("finance", "exercise_dates_per_year",
+              "times finance.maturity must be a whole number of dates (" + std::to_string(dates) + ")");
+  ExerciseRule& rule = s.path.exercise;
+  rule.dates = static_cast<int>(std::lround(dates));
+  if (s.path.steps % rule.dates != 0)
+    deck.fail("finance", "steps", "must be a multiple of the " + std::to_string(rule.dates) + " exercise dates");
+  rule.steps_per_date = s.path.steps / rule.dates;
+  rule.kind = bermudan.front() == Payoff::bermudan_put    ? ExerciseKind::put
+              : bermudan.front() == Payoff::bermudan_call ? ExerciseKind::call
+                                                          : ExerciseKind::max_call;
+  const std::string basis = deck.string("finance", "regression_basis");
+  rule.basis = basis == "laguerre" ? Basis::laguerre : basis == "hermite" ? Basis::hermite : Basis::monomial;
+  rule.order = static_cast<int>(deck.integer("finance", "regression_order"));
+  rule.assets = s.model == Model::gbm ? s.gbm.assets : 1;
+  rule.strike = s.terms.strike;
+  std::vector<int> degrees;
+  try {
+    degrees = basis_degrees(rule.assets, rule.order);
+  } catch (const std::invalid_argument& e) {
+    deck.fail("finance", "regression_order", e.what());
+  }
+  const int functions = static_cast<int>(degrees.size()) / rule.assets;
+  Kokkos::View<int**, Kokkos::LayoutRight> on_device("finance::basis_degrees", functions, rule.assets);
+  parallel::copy<parallel::Copy::host_to_device>(
+      on_device, Kokkos::View<const int**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                     degrees.data(), functions, rule.assets));
+  rule.degrees = on_device;
+  s.path.early_exercise = true;
+  s.calibration_paths = deck.integer("finance", "calibration_paths");
 }
 
 // The pricer's settings from a deck, every check a deck can fail included.
@@ -393,6 +462,7 @@ PricerSettings settings_of(const io::Deck& deck) {
   s.blocks = (samples + s.block_size - 1) / s.block_size;
   s.seed = static_cast<std::uint64_t>(deck.integer("finance", "seed"));
   s.target_standard_error = deck.real("finance", "target_standard_error");
+  early_exercise_of(deck, s);
   return s;
 }
 
@@ -409,6 +479,17 @@ void require_memory(const io::Deck& deck, const PricerSettings& s, MPI_Comm comm
   solvers::require_memory(deck, "finance", "block_size", solvers::saturating_sum(launch, gathered),
                           "the sample values of a launch (finance.block_size) and a step's block sums "
                           "(finance.blocks_per_step)",
+                          comm);
+  if (!s.path.early_exercise) return;
+  // The calibration keeps its paths' prices at every date (regenerating them backwards from the counter-based
+  // stream would trade this memory for a simulation a date), with a cash flow each and its chunk sums.
+  const std::uint64_t paths = static_cast<std::uint64_t>((s.calibration_paths + s.block_size - 1) / s.block_size) *
+                              static_cast<std::uint64_t>(s.block_size) / static_cast<std::uint64_t>(ranks) + 1;
+  const std::uint64_t per_path = static_cast<std::uint64_t>(s.path.exercise.dates) * s.path.exercise.assets + 1 +
+                                 (max_normal_sums + 31) / 32;
+  solvers::require_memory(deck, "finance", "calibration_paths", solvers::saturating_product({paths, per_path, sizeof(double)}),
+                          "the early-exercise calibration's prices at every exercise date (finance.calibration_paths "
+                          "x dates x assets)",
                           comm);
 }
 
@@ -446,6 +527,12 @@ MonteCarloPricer::MonteCarloPricer(PricerSettings settings, MPI_Comm comm)
   gathered_.reserve(static_cast<std::size_t>(settings_.blocks_per_step) * totals_.size());
   counts_.resize(ranks_);
   offsets_.resize(ranks_);
+  if (settings_.path.early_exercise) {
+    const Calibration c = calibrate(settings_, settings_.path.exercise, settings_.calibration_paths, comm_);
+    settings_.path.exercise = c.rule;
+    in_sample_price_ = c.in_sample_price, in_sample_error_ = c.in_sample_error;
+    for (const double condition : c.condition) worst_condition_ = std::max(worst_condition_, condition);
+  }
   make_output_datasets();
 }
 
@@ -632,6 +719,11 @@ std::string MonteCarloPricer::report() const {
     if (settings_.greeks)
       out << "    delta " << std::setprecision(6) << e.delta << " +- " << e.delta_error << ", vega " << e.vega << " +- "
           << e.vega_error << "\n";
+    if (is_bermudan(settings_.products[p]))
+      out << "    out of sample (above; low-biased); in sample on the " << settings_.calibration_paths
+          << " calibration paths (high-biased) " << std::setprecision(6) << in_sample_price_ << " +- " << in_sample_error_
+          << "; worst condition number of the scaled normal equations " << std::scientific << std::setprecision(2)
+          << worst_condition_ << std::fixed << "\n";
   }
   out << degenerate_warnings();
   return out.str();

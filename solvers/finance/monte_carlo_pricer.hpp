@@ -39,6 +39,7 @@ struct PricerSettings {
   double target_standard_error = 0;
   double spot_bump = 0.01, volatility_bump = 0.01;  // relative spot, absolute volatility
   solvers::Precision precision = solvers::Precision::double_;  // of the paths; sums are in double either way
+  long calibration_paths = 0;  // of the early-exercise regression (path.exercise), on a stream of their own
   // Scenarios simulated per sample: the base, and with Greeks on the four bumped ones (spot up and
   // down, volatility up and down) where a product takes finite differences (no pathwise Greeks).
   int scenarios() const;
@@ -107,6 +108,8 @@ class MonteCarloPricer final : public solvers::Solver {
 
   PricerSettings settings_;
   MPI_Comm comm_;
+  // The early-exercise regression's in-sample estimate (high-biased) and its worst condition number.
+  double in_sample_price_ = 0, in_sample_error_ = 0, worst_condition_ = 0;
   Kokkos::View<const Payoff*> payoffs_;
   SampleValues values_;
   ChunkSums chunk_sums_;

@@ -7,6 +7,7 @@
 // monitored barrier from discrete dates, and smoothly. A knock-out rebate is paid at the hit, so it is
 // discounted from a hitting time drawn from the bridge's law given a crossing.
 #include "parallel/device_memory.hpp"
+#include "solvers/finance/exercise_rule.hpp"
 #include "solvers/finance/models.hpp"
 #include "solvers/finance/products.hpp"
 
@@ -21,6 +22,9 @@ struct PathSetup {
   // GBM asset 0, for the pathwise vega: d ln S_t/dsigma = (ln S_t - ln S_0 - vega_drift t) / sigma,
   // with vega_drift = r - q + sigma^2/2 (zero sigma: no pathwise vega).
   double volatility = 0, vega_drift = 0;
+  // Early exercise (a Bermudan product): at the rule's dates before maturity a path not yet exercised checks it.
+  bool early_exercise = false;
+  ExerciseRule exercise;
 };
 
 // When, as a fraction of the step, the Brownian bridge from log-distance alpha to beta from the barrier
@@ -63,6 +67,7 @@ struct LaneState {
   Real survival[lane_slots], rebate_value[lane_slots];
   Real log_vega[lane_slots], arithmetic_vega_sum[lane_slots], log_vega_sum[lane_slots];
   Real previous_log_price[lane_slots], previous_variance[lane_slots];  // at the last date, for the barrier
+  double exercised[lane_slots];  // the discounted exercise value once exercised, negative before
 };
 
 // One slot's log prices indexed by asset, as the models take them.
@@ -84,6 +89,7 @@ KOKKOS_INLINE_FUNCTION void start_path(const Model& model, const PathSetup& setu
   p.survival[s] = 1, p.rebate_value[s] = 0;
   p.log_vega[s] = p.arithmetic_vega_sum[s] = p.log_vega_sum[s] = 0;
   p.previous_log_price[s] = x, p.previous_variance[s] = p.variance[s];
+  p.exercised[s] = -1;
 }
 
 // One step of the model and the fixing at its end: what every product needs.
@@ -132,6 +138,22 @@ KOKKOS_INLINE_FUNCTION void monitor_barrier(const Model& model, const PathSetup&
   p.previous_log_price[s] = p.log_price[0][s], p.previous_variance[s] = p.variance[s];
 }
 
+// Exercise at the date after `step` where the rule says so (the first such date), valuing the exercise at t = 0.
+template <class Real>
+KOKKOS_INLINE_FUNCTION void consider_exercise(const PathSetup& setup, int step, LaneState<Real>& p, int s) {
+  if (p.exercised[s] >= 0) return;
+  const ExerciseRule& rule = setup.exercise;
+  double price[max_assets];
+  price[0] = km::exp(static_cast<double>(p.log_price[0][s]));  // every rule reads asset 0
+  for (int a = 1; a < rule.assets; ++a) price[a] = km::exp(static_cast<double>(p.log_price[a][s]));
+  const double value = rule.value(price);
+  if (!(value > 0)) return;
+  double phi[max_basis_functions];
+  rule.basis_values(price, value, phi);
+  const int date = (step + 1) / rule.steps_per_date - 1;
+  if (value >= rule.continuation(date, phi)) p.exercised[s] = value * km::exp(-setup.rate * (step + 1) * setup.dt);
+}
+
 // The steps of the group of `lanes` paths from `first.path` on (first.step is ignored). The products'
 // optional parts (vega, barrier) run as loops of their own, so the common loop stays branch-free.
 template <bool one_asset, class Real, class Model, class TeamMember>
@@ -151,6 +173,9 @@ KOKKOS_INLINE_FUNCTION void simulate_steps(const TeamMember& team, int lanes, co
       for_each_lane(team, lanes, [&](const int lane) {
         monitor_barrier(model, setup, draws_of(lane, step), step, paths, slot_of(lane));
       });
+    // Dates before maturity only: at maturity the payoff decides.
+    if (setup.early_exercise && (step + 1) % setup.exercise.steps_per_date == 0 && step + 1 < setup.steps)
+      for_each_lane(team, lanes, [&](const int lane) { consider_exercise(setup, step, paths, slot_of(lane)); });
   }
 }
 
@@ -175,6 +200,7 @@ KOKKOS_INLINE_FUNCTION PathRecord record_of(const LaneState<Real>& p, int s, int
   r.maximum = p.maximum[s], r.minimum = p.minimum[s];
   r.survival = p.survival[s], r.rebate_value = p.rebate_value[s];
   r.log_vega = p.log_vega[s], r.arithmetic_vega_sum = p.arithmetic_vega_sum[s], r.log_vega_sum = p.log_vega_sum[s];
+  r.exercised = p.exercised[s];
   return r;
 }
 

@@ -15,12 +15,14 @@ enum class Payoff {
   asian_arithmetic_call, asian_arithmetic_put, asian_geometric_call, asian_geometric_put,
   barrier_down_in_call, barrier_down_out_call, barrier_up_in_call, barrier_up_out_call,
   barrier_down_in_put, barrier_down_out_put, barrier_up_in_put, barrier_up_out_put,
-  basket_call, basket_put, max_call, min_call, lookback_call, lookback_put
+  basket_call, basket_put, max_call, min_call, lookback_call, lookback_put,
+  bermudan_put, bermudan_call, bermudan_max_call  // early exercise at the dates of the run's ExerciseRule
 };
 
 // Deck names, in the order of the enum.
 const std::vector<std::string>& payoff_names();
 bool is_barrier(Payoff p);
+bool is_bermudan(Payoff p);
 bool is_down_barrier(Payoff p);
 
 // What a path leaves behind for the payoffs (asset 0 unless a payoff says otherwise).
@@ -34,6 +36,7 @@ struct PathRecord {
   // For pathwise vegas under GBM: d ln S_T / d sigma, and the sums over the fixings of
   // S_t d ln S_t / d sigma and of d ln S_t / d sigma.
   double log_vega = 0, arithmetic_vega_sum = 0, log_vega_sum = 0;
+  double exercised = -1;  // the discounted exercise value where the path exercised before maturity, else negative
 };
 
 struct ProductTerms {
@@ -84,6 +87,9 @@ KOKKOS_INLINE_FUNCTION double discounted_payoff(Payoff p, const PathRecord& r, c
     }
     case Payoff::lookback_call: return d * (s - r.minimum);  // floating strike
     case Payoff::lookback_put: return d * (r.maximum - s);
+    case Payoff::bermudan_put: return r.exercised >= 0 ? r.exercised : d * put(s, k);
+    case Payoff::bermudan_call: return r.exercised >= 0 ? r.exercised : d * call(s, k);
+    case Payoff::bermudan_max_call: return r.exercised >= 0 ? r.exercised : discounted_payoff(Payoff::max_call, r, t);
   }
   return 0.0;
 }

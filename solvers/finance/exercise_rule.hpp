@@ -1,0 +1,85 @@
+#pragma once
+// Early exercise at Bermudan dates by the rule of Longstaff & Schwartz (2001): at each date before maturity a path
+// in the money exercises where the exercise value is at least the continuation value, which is a least-squares
+// fit (longstaff_schwartz.hpp) of the discounted future cash flows on a basis of the prices at that date. Plain
+// data copied into kernels, as the models are; the same rule on the calibration paths and the pricing paths.
+#include <Kokkos_Core.hpp>
+
+#include "solvers/common/kokkos_math.hpp"
+#include "solvers/finance/models.hpp"
+
+namespace meridian::finance {
+
+enum class Basis { monomial, laguerre, hermite };
+enum class ExerciseKind { put, call, max_call };
+
+inline constexpr int max_basis_order = 8;
+// Functions of the basis at most: the normal equations' sums per path are (n + 1)(n + 2) / 2, kept in a kernel's
+// local memory.
+inline constexpr int max_basis_functions = 24;
+inline constexpr int max_normal_sums = (max_basis_functions + 1) * (max_basis_functions + 2) / 2;
+
+struct ExerciseRule {
+  ExerciseKind kind = ExerciseKind::put;
+  Basis basis = Basis::monomial;
+  int order = 3, assets = 1;
+  double strike = 100;
+  int dates = 0;           // exercise dates, maturity the last; evenly spaced, date d (from 0) after step (d + 1) * steps_per_date
+  int steps_per_date = 1;  // path steps from one date to the next
+  // Per function, the degree of its polynomial in each asset's S / K (a product over the assets); with several
+  // assets one more function, the exercise value / K.
+  Kokkos::View<const int**> degrees;
+  Kokkos::View<const double**> coefficients;  // (date, function), dates before maturity
+
+  KOKKOS_INLINE_FUNCTION int functions() const {
+    return static_cast<int>(degrees.extent(0)) + (assets > 1 ? 1 : 0);
+  }
+  KOKKOS_INLINE_FUNCTION double value(const double* price) const {
+    double level = price[0];
+    if (kind == ExerciseKind::max_call)
+      for (int a = 1; a < assets; ++a) level = max_of(level, price[a]);
+    const double payoff = kind == ExerciseKind::put ? strike - level : level - strike;
+    return payoff > 0 ? payoff : 0.0;
+  }
+  // The basis at prices `price` whose exercise value is `payoff`, into phi[0 .. functions()).
+  KOKKOS_INLINE_FUNCTION void basis_values(const double* price, double payoff, double* phi) const {
+    double poly[max_assets][max_basis_order + 1];
+    for (int a = 0; a < assets; ++a) polynomials(price[a] / strike, poly[a]);
+    const int products = static_cast<int>(degrees.extent(0));
+    for (int f = 0; f < products; ++f) {
+      double v = 1;
+      for (int a = 0; a < assets; ++a) v *= poly[a][degrees(f, a)];
+      phi[f] = v;
+    }
+    if (assets > 1) phi[products] = payoff / strike;
+  }
+  KOKKOS_INLINE_FUNCTION double continuation(int date, const double* phi) const {
+    double sum = 0;
+    for (int f = 0; f < functions(); ++f) sum += coefficients(date, f) * phi[f];
+    return sum;
+  }
+
+ private:
+  // The family's polynomials of degree 0 .. order at x: monomials x^k; Laguerre as Longstaff & Schwartz, a
+  // constant and exp(-x/2) L_{k-1}(x); Hermite the probabilists' He_k(x). By their three-term recurrences.
+  KOKKOS_INLINE_FUNCTION void polynomials(double x, double* p) const {
+    p[0] = 1;
+    if (basis == Basis::monomial) {
+      for (int k = 1; k <= order; ++k) p[k] = p[k - 1] * x;
+    } else if (basis == Basis::hermite) {
+      if (order >= 1) p[1] = x;
+      for (int k = 2; k <= order; ++k) p[k] = x * p[k - 1] - (k - 1) * p[k - 2];
+    } else {
+      const double weight = km::exp(-0.5 * x);
+      double before = 0, laguerre = 1;  // L_{n-1}, L_n from n = 0
+      for (int k = 1; k <= order; ++k) {
+        p[k] = weight * laguerre;
+        const int n = k - 1;
+        const double next = ((2 * n + 1 - x) * laguerre - n * before) / (n + 1);
+        before = laguerre, laguerre = next;
+      }
+    }
+  }
+};
+
+}  // namespace meridian::finance

@@ -1,0 +1,249 @@
+#include "solvers/finance/longstaff_schwartz.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "parallel/copies.hpp"
+#include "solvers/common/random/philox.hpp"
+#include "solvers/finance/least_squares.hpp"
+#include "solvers/finance/path_simulation.hpp"
+
+namespace meridian::finance {
+
+namespace {
+
+constexpr int chunk = 32;  // paths summed in order by one thread
+
+using Prices = Kokkos::View<double***>;  // (date, asset, path of this rank)
+
+// This rank's share of the calibration blocks: a contiguous run, so that gathering the ranks' block sums in rank
+// order puts them in global block order.
+struct BlockPlan {
+  int block_size = 1;
+  long blocks = 0, first = 0, mine = 0;
+  std::vector<int> blocks_of_rank, first_of_rank;
+  BlockPlan(long total_blocks, int size, MPI_Comm comm) : block_size(size), blocks(total_blocks) {
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    for (int r = 0; r < ranks; ++r) {
+      const long begin = total_blocks * r / ranks, end = total_blocks * (r + 1) / ranks;
+      blocks_of_rank.push_back(static_cast<int>(end - begin));
+      first_of_rank.push_back(static_cast<int>(begin));
+    }
+    first = first_of_rank[rank], mine = blocks_of_rank[rank];
+  }
+  long paths() const { return mine * block_size; }
+};
+
+// Per block, `count` sums of terms(path, sums) over its paths, with the same bits on every backend and rank count:
+// a thread per chunk of paths adds them in path order, a thread per block and sum adds the chunks in order; the
+// blocks are then gathered from every rank and added in global block order on each.
+template <class Terms>
+std::vector<double> ordered_sums(const Terms& terms, int count, const BlockPlan& plan, MPI_Comm comm) {
+  const long chunks_per_block = (plan.block_size + chunk - 1) / chunk, block_size = plan.block_size;
+  const Kokkos::View<double**> chunk_sums("lsm::chunk_sums", plan.mine * chunks_per_block, count);
+  const Kokkos::View<double**, Kokkos::LayoutRight> block_sums("lsm::block_sums", plan.mine, count);
+  Kokkos::parallel_for(
+      "lsm::chunk_sums", Kokkos::RangePolicy<>(0, plan.mine * chunks_per_block), KOKKOS_LAMBDA(const long c) {
+        double sums[max_normal_sums] = {};
+        const long block = c / chunks_per_block, first = block * block_size + (c % chunks_per_block) * chunk;
+        const long last = min_of(first + chunk, (block + 1) * block_size);
+        for (long path = first; path < last; ++path) terms(path, sums);
+        for (int k = 0; k < count; ++k) chunk_sums(c, k) = sums[k];
+      });
+  Kokkos::parallel_for(
+      "lsm::block_sums", Kokkos::RangePolicy<>(0, plan.mine * count), KOKKOS_LAMBDA(const long n) {
+        const long block = n / count;
+        const int k = static_cast<int>(n % count);
+        double sum = 0;
+        for (long c = 0; c < chunks_per_block; ++c) sum += chunk_sums(block * chunks_per_block + c, k);
+        block_sums(block, k) = sum;
+      });
+  std::vector<double> mine(static_cast<std::size_t>(plan.mine) * count), all(static_cast<std::size_t>(plan.blocks) * count);
+  parallel::copy<parallel::Copy::device_to_host>(
+      Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(mine.data(), plan.mine, count),
+      block_sums);
+  std::vector<int> counts, displacements;
+  for (std::size_t r = 0; r < plan.blocks_of_rank.size(); ++r) {
+    counts.push_back(plan.blocks_of_rank[r] * count);
+    displacements.push_back(plan.first_of_rank[r] * count);
+  }
+  MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), counts.data(),
+                 displacements.data(), MPI_DOUBLE, comm);
+  std::vector<double> total(static_cast<std::size_t>(count), 0.0);
+  for (long b = 0; b < plan.blocks; ++b)
+    for (int k = 0; k < count; ++k) total[k] += all[static_cast<std::size_t>(b) * count + k];
+  return total;
+}
+
+// The calibration paths' prices at every exercise date, in double, by the model's own steps and draws (path
+// index calibration_first_path + the global path, step by step, as the pricer's paths).
+template <class M>
+void simulate_to_dates(const M& model, const ExerciseRule& rule, const PricerSettings& s, const BlockPlan& plan,
+                       const Prices& prices) {
+  const auto key = random::key_of(s.seed);
+  const double dt = s.path.dt;
+  const int dates = rule.dates, per_date = rule.steps_per_date, assets = model.assets;
+  const std::uint64_t first = calibration_first_path + static_cast<std::uint64_t>(plan.first * plan.block_size);
+  Kokkos::parallel_for(
+      "lsm::calibration_paths", Kokkos::RangePolicy<>(0, plan.paths()), KOKKOS_LAMBDA(const long p) {
+        double log_price[max_assets][lane_slots], variance;
+        const SlotLogPrices<double> slot{log_price, 0};
+        model.start(slot, variance);
+        for (int d = 0; d < dates; ++d) {
+          for (int k = 0; k < per_date; ++k) {
+            const Draws draws{key, first + static_cast<std::uint64_t>(p), static_cast<std::uint64_t>(d * per_date + k), 1.0};
+            if (assets == 1)
+              model.template advance<true>(slot, variance, dt, draws);
+            else
+              model.template advance<false>(slot, variance, dt, draws);
+          }
+          for (int a = 0; a < assets; ++a) prices(d, a, p) = km::exp(log_price[a][0]);
+        }
+      });
+}
+
+// A path's prices at a date, as the rule reads them.
+struct DatePrices {
+  double value[max_assets];
+  KOKKOS_INLINE_FUNCTION DatePrices(const Prices& prices, int date, long path, int assets) {
+    value[0] = prices(date, 0, path);  // every rule reads asset 0
+    for (int a = 1; a < assets; ++a) value[a] = prices(date, a, path);
+  }
+};
+
+// The normal equations' terms of a path in the money at `date`: phi_i phi_j (i <= j, row by row), phi_i y, and 1.
+struct NormalTerms {
+  ExerciseRule rule;
+  Prices prices;
+  Kokkos::View<const double*> cash;
+  int date;
+  KOKKOS_INLINE_FUNCTION void operator()(const long path, double* sums) const {
+    const DatePrices at(prices, date, path, rule.assets);
+    const double value = rule.value(at.value);
+    if (!(value > 0)) return;
+    double phi[max_basis_functions];
+    rule.basis_values(at.value, value, phi);
+    const int n = rule.functions();
+    int k = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = i; j < n; ++j) sums[k++] += phi[i] * phi[j];
+    for (int i = 0; i < n; ++i) sums[k++] += phi[i] * cash(path);
+    sums[k] += 1;
+  }
+  static int count(int functions) { return functions * (functions + 1) / 2 + functions + 1; }
+};
+
+struct CashMoments {
+  Kokkos::View<const double*> cash;
+  KOKKOS_INLINE_FUNCTION void operator()(const long path, double* sums) const {
+    sums[0] += cash(path), sums[1] += cash(path) * cash(path);
+  }
+};
+
+// Exercise where the rule says at `date` (the cash flow becomes the exercise value), then discount one date back.
+void exercise_and_discount(const ExerciseRule& rule, const Prices& prices, const Kokkos::View<double*>& cash, int date,
+                           double discount) {
+  Kokkos::parallel_for(
+      "lsm::exercise", Kokkos::RangePolicy<>(0, cash.extent(0)), KOKKOS_LAMBDA(const long path) {
+        const DatePrices at(prices, date, path, rule.assets);
+        const double value = rule.value(at.value);
+        double phi[max_basis_functions];
+        if (value > 0) {
+          rule.basis_values(at.value, value, phi);
+          if (value >= rule.continuation(date, phi)) cash(path) = value;
+        }
+        cash(path) *= discount;
+      });
+}
+
+// The fit at one date from its summed normal equations; returns the coefficients.
+std::vector<double> fit_date(const std::vector<double>& sums, int n, Calibration& c) {
+  std::vector<double> gram(static_cast<std::size_t>(n) * n), moment(static_cast<std::size_t>(n));
+  int k = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = i; j < n; ++j) gram[static_cast<std::size_t>(i) * n + j] = gram[static_cast<std::size_t>(j) * n + i] = sums[k++];
+  for (int i = 0; i < n; ++i) moment[i] = sums[k++];
+  const long paths = std::lround(sums[k]);
+  c.in_the_money.insert(c.in_the_money.begin(), paths);
+  if (paths == 0) {
+    c.condition.insert(c.condition.begin(), 0.0);
+    return std::vector<double>(static_cast<std::size_t>(n), 0.0);
+  }
+  const LeastSquaresFit fit = least_squares(gram, moment);
+  c.condition.insert(c.condition.begin(), fit.condition);
+  return fit.coefficients;
+}
+
+}  // namespace
+
+std::vector<int> basis_degrees(int assets, int order) {
+  std::vector<int> degrees;
+  std::vector<int> d(static_cast<std::size_t>(assets), 0);
+  for (int total = 0; total <= order; ++total) {
+    // Every split of `total` among the assets, the first asset's degree falling.
+    const auto split = [&](auto&& self, int asset, int left) -> void {
+      if (asset == assets - 1) {
+        d[asset] = left;
+        degrees.insert(degrees.end(), d.begin(), d.end());
+        return;
+      }
+      for (int k = left; k >= 0; --k) {
+        d[asset] = k;
+        self(self, asset + 1, left - k);
+      }
+    };
+    split(split, 0, total);
+  }
+  const int functions = static_cast<int>(degrees.size()) / assets + (assets > 1 ? 1 : 0);
+  if (functions > max_basis_functions)
+    throw std::invalid_argument("order " + std::to_string(order) + " on " + std::to_string(assets) + " assets makes " +
+                                std::to_string(functions) + " basis functions, more than " +
+                                std::to_string(max_basis_functions));
+  return degrees;
+}
+
+Calibration calibrate(const PricerSettings& s, ExerciseRule rule, long paths, MPI_Comm comm) {
+  if (s.path.steps != rule.dates * rule.steps_per_date)
+    throw std::logic_error("calibrate: the paths' steps must be the exercise dates times the steps between them");
+  const BlockPlan plan((paths + s.block_size - 1) / s.block_size, s.block_size, comm);
+  const Prices prices("lsm::prices", rule.dates, rule.assets, plan.paths());
+  if (s.model == Model::gbm)
+    simulate_to_dates(s.gbm, rule, s, plan, prices);
+  else
+    simulate_to_dates(s.heston, rule, s, plan, prices);
+  const int n = rule.functions();
+  const Kokkos::View<double**, Kokkos::LayoutRight> coefficients("lsm::coefficients", rule.dates > 1 ? rule.dates - 1 : 0, n);
+  rule.coefficients = coefficients;
+  const Kokkos::View<double*> cash("lsm::cash", plan.paths());
+  const double discount = std::exp(-s.path.rate * s.path.dt * rule.steps_per_date);  // one date back
+  Calibration c;
+  c.paths = plan.blocks * plan.block_size;
+  {  // at maturity every path in the money exercises: the payoff
+    const ExerciseRule r = rule;
+    const int last = rule.dates - 1;
+    Kokkos::parallel_for(
+        "lsm::maturity", Kokkos::RangePolicy<>(0, cash.extent(0)), KOKKOS_LAMBDA(const long path) {
+          cash(path) = discount * r.value(DatePrices(prices, last, path, r.assets).value);
+        });
+  }
+  for (int date = rule.dates - 2; date >= 0; --date) {
+    const std::vector<double> sums = ordered_sums(NormalTerms{rule, prices, cash, date}, NormalTerms::count(n), plan, comm);
+    const std::vector<double> fitted = fit_date(sums, n, c);
+    parallel::copy<parallel::Copy::host_to_device>(
+        Kokkos::subview(coefficients, date, Kokkos::ALL),
+        Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(fitted.data(), fitted.size()));
+    exercise_and_discount(rule, prices, cash, date, discount);
+  }
+  const std::vector<double> moments = ordered_sums(CashMoments{cash}, 2, plan, comm);
+  const double count = static_cast<double>(c.paths), mean = moments[0] / count;
+  c.in_sample_price = mean;
+  c.in_sample_error = std::sqrt(std::max(0.0, moments[1] / count - mean * mean) / (count - 1));
+  c.rule = rule;
+  return c;
+}
+
+}  // namespace meridian::finance
