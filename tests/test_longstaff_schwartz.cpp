@@ -1,10 +1,13 @@
 // Early exercise by Longstaff-Schwartz (solvers/finance/longstaff_schwartz.hpp): the least-squares solve against
-// exact solutions, the basis' sizes, and the Bermudan put's calibration against the finite-difference values.
+// exact fits, the basis' sizes, the same fitted rule on any rank count (bitwise), and the two-asset Bermudan max
+// call against the binomial values of Andersen & Broadie (2004), in the form of bound.
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
+#include <cstring>
+#include <vector>
 
+#include "deck_for_tests.hpp"
 #include "solvers/finance/least_squares.hpp"
 #include "solvers/finance/longstaff_schwartz.hpp"
 
@@ -12,39 +15,139 @@ using namespace meridian::finance;
 
 namespace {
 
-PricerSettings bermudan_put_settings(double spot, double volatility, double maturity, int dates) {
+// Normal equations of the samples' basis rows.
+void normal_equations(const std::vector<std::vector<double>>& rows, const std::vector<double>& y,
+                      std::vector<double>& gram, std::vector<double>& moment) {
+  const std::size_t n = rows.front().size();
+  gram.assign(n * n, 0.0), moment.assign(n, 0.0);
+  for (std::size_t s = 0; s < rows.size(); ++s)
+    for (std::size_t i = 0; i < n; ++i) {
+      moment[i] += rows[s][i] * y[s];
+      for (std::size_t j = 0; j < n; ++j) gram[i * n + j] += rows[s][i] * rows[s][j];
+    }
+}
+
+TEST(LeastSquares, ExactPolynomialFit) {
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y;
+  for (int s = 0; s < 20; ++s) {  // prices near 40: x^k spans orders of magnitude, the scaling's case
+    const double x = 30 + s;
+    rows.push_back({1, x, x * x, x * x * x});
+    y.push_back(1 + 2 * x - 0.5 * x * x);
+  }
+  std::vector<double> gram, moment;
+  normal_equations(rows, y, gram, moment);
+  const LeastSquaresFit fit = least_squares(gram, moment);
+  const double exact[4] = {1, 2, -0.5, 0};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(fit.coefficients[i], exact[i], 1e-6 * (1 + std::abs(exact[i]))) << i;
+  EXPECT_EQ(fit.rank, 4);
+  EXPECT_GT(fit.condition, 1e6);  // monomials of x in [30, 49], scaled: nearly collinear, and said so
+}
+
+TEST(LeastSquares, DropsADirectionTheDataDoNotDetermine) {
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y;
+  for (int s = 0; s < 10; ++s) {
+    rows.push_back({1, double(s), 2.0 * s, 0.0});  // the third a multiple of the second, the fourth never nonzero
+    y.push_back(3 + s);
+  }
+  std::vector<double> gram, moment;
+  normal_equations(rows, y, gram, moment);
+  const LeastSquaresFit fit = least_squares(gram, moment);
+  EXPECT_EQ(fit.rank, 2);
+  EXPECT_TRUE(std::isinf(fit.condition));
+  EXPECT_EQ(fit.coefficients[3], 0.0);
+  for (std::size_t s = 0; s < rows.size(); ++s) {
+    double fitted = 0;
+    for (int i = 0; i < 4; ++i) fitted += fit.coefficients[i] * rows[s][i];
+    EXPECT_NEAR(fitted, y[s], 1e-10);
+  }
+}
+
+TEST(LongstaffSchwartz, BasisSizes) {
+  EXPECT_EQ(basis_degrees(1, 3), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(basis_degrees(2, 2).size() / 2, 6u);  // 1, x, y, x^2, xy, y^2 (and the payoff beside them)
+  EXPECT_THROW(basis_degrees(5, 3), std::invalid_argument);
+}
+
+PricerSettings put_settings(double spot, double volatility, double maturity, int dates) {
   PricerSettings s;
-  s.model = Model::gbm;
   s.gbm.assets = 1;
   s.gbm.rate = 0.06;
   s.gbm.spot[0] = spot, s.gbm.volatility[0] = volatility, s.gbm.dividend[0] = 0;
   s.gbm.cholesky[0] = 1;
   s.maturity = maturity;
   s.path = PathSetup{dates, maturity / dates, 0.06, false};
-  s.block_size = 1024;
+  s.block_size = 512;
   s.seed = 11;
   return s;
 }
 
-ExerciseRule put_rule(int dates, const std::vector<int>& degrees) {
+ExerciseRule put_rule(int dates, Basis basis) {
   ExerciseRule rule;
   rule.kind = ExerciseKind::put;
+  rule.basis = basis;
   rule.strike = 40;
   rule.dates = dates;
-  rule.order = static_cast<int>(degrees.size()) - 1;
-  Kokkos::View<int**> d("degrees", degrees.size(), 1);
-  auto host = Kokkos::create_mirror_view(d);
+  const std::vector<int> degrees = basis_degrees(1, rule.order);
+  Kokkos::View<int**, Kokkos::LayoutRight> d("degrees", degrees.size(), 1);
+  const auto host = Kokkos::create_mirror_view(d);
   for (std::size_t f = 0; f < degrees.size(); ++f) host(f, 0) = degrees[f];
   Kokkos::deep_copy(d, host);
   rule.degrees = d;
   return rule;
 }
 
-TEST(LongstaffSchwartz, BermudanPutInSample) {
-  const PricerSettings s = bermudan_put_settings(36, 0.2, 1, 50);
-  const Calibration c = calibrate(s, put_rule(50, basis_degrees(1, 3)), 1 << 16, MPI_COMM_WORLD);
-  std::printf("in-sample %.5f +- %.5f, condition %.3g .. %.3g\n", c.in_sample_price, c.in_sample_error,
-              c.condition.front(), c.condition.back());
+std::vector<double> coefficients_of(const Calibration& c) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c.rule.coefficients);
+  return std::vector<double>(host.data(), host.data() + host.size());
+}
+
+// Run on 1, 2 and 3 ranks: the fit on all of them against the fit by this rank alone, to the bit.
+TEST(LongstaffSchwartz, SameRuleOnEveryRankCount) {
+  for (const Basis basis : {Basis::monomial, Basis::laguerre, Basis::hermite}) {
+    const PricerSettings s = put_settings(38, 0.4, 1, 20);
+    const Calibration all = calibrate(s, put_rule(20, basis), 7 * 512, MPI_COMM_WORLD);
+    const Calibration alone = calibrate(s, put_rule(20, basis), 7 * 512, MPI_COMM_SELF);
+    const std::vector<double> a = coefficients_of(all), b = coefficients_of(alone);
+    ASSERT_EQ(a.size(), 19u * 4u);
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)), 0);
+    EXPECT_EQ(all.in_sample_price, alone.in_sample_price);
+    EXPECT_EQ(all.in_the_money, alone.in_the_money);
+    EXPECT_GT(all.in_the_money.front(), 0);
+    // The in-sample value of the put: above the European's (about 5.06 + the early exercise) and its intrinsic 2.
+    EXPECT_GT(all.in_sample_price, 5.0);
+  }
+}
+
+// Andersen & Broadie (2004) and Glasserman (2004, p. 462): max call on two assets, K = 100, r = 0.05, q = 0.10,
+// sigma = 0.2, rho = 0, T = 3, 9 exercise dates; binomial values 8.08, 13.90, 21.34 at S0 = 90, 100, 110. The
+// out-of-sample price must lie in [reference - 3 SE - max(0.02, 1%), reference + 3 SE] (the bound: a
+// low-biased estimator, rounded references).
+TEST(LongstaffSchwartz, MaxCallAgainstBinomialValues) {
+  const double spots[3] = {90, 100, 110}, references[3] = {8.08, 13.90, 21.34};
+  for (int k = 0; k < 3; ++k) {
+    const std::string spot = std::to_string(spots[k]);
+    auto solver = build(meridian::testing::deck_of(
+                            "monte_carlo",
+                            {"finance.spot=[" + spot + ", " + spot + "]", "finance.volatility=[0.2, 0.2]",
+                             "finance.dividend_yield=[0.1, 0.1]", "finance.rate=0.05", "finance.maturity=3.0",
+                             "finance.steps=9", "finance.exercise_dates_per_year=3", "finance.strike=100.0",
+                             "finance.products=[\"bermudan_max_call\"]", "finance.regression_order=2",
+                             "finance.calibration_paths=65536", "finance.paths=131072", "finance.block_size=4096",
+                             "finance.blocks_per_step=32", "finance.control_variates=false", "finance.seed=5"}),
+                        MPI_COMM_WORLD);
+    double t = 0;
+    while (t < 1 && !solver->finished()) {
+      const double dt = std::min(solver->stable_dt(t), 1 - t);
+      solver->step(t, dt);
+      t += dt;
+    }
+    const Estimate e = dynamic_cast<const MonteCarloPricer&>(*solver).estimate(0);
+    const double slack = std::max(0.02, 0.01 * references[k]);
+    EXPECT_LE(e.price, references[k] + 3 * e.standard_error) << "S0 = " << spot;
+    EXPECT_GE(e.price, references[k] - 3 * e.standard_error - slack) << "S0 = " << spot << ": " << e.price << " +- " << e.standard_error;
+  }
 }
 
 }  // namespace

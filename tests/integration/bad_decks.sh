@@ -237,6 +237,33 @@ correlation = [-1.0]"
 expect_rejected down_barrier_at_zero "finance.barrier" "$finance
 products = [\"barrier_down_out_call\"]
 barrier = 0.0"
+expect_rejected exercise_on_a_barrier "finance.exercise_dates_per_year" "$finance
+products = [\"barrier_down_out_call\"]
+barrier = 90.0
+exercise_dates_per_year = 12"
+expect_rejected bermudan_without_dates "finance.exercise_dates_per_year" "$finance
+products = [\"bermudan_put\"]"
+expect_rejected exercise_dates_not_whole "finance.exercise_dates_per_year" "$finance
+products = [\"bermudan_put\"]
+maturity = 0.3
+exercise_dates_per_year = 12"
+expect_rejected exercise_dates_not_dividing_steps "finance.steps" "$finance
+products = [\"bermudan_put\"]
+exercise_dates_per_year = 50
+steps = 252"
+expect_rejected basis_order_above_limit "finance.regression_order" "$finance
+products = [\"bermudan_put\"]
+exercise_dates_per_year = 4
+steps = 4
+regression_order = 9"
+expect_rejected basis_too_large_for_assets "finance.regression_order" "$finance
+products = [\"bermudan_max_call\"]
+spot = [100.0, 100.0, 100.0, 100.0, 100.0]
+volatility = [0.2, 0.2, 0.2, 0.2, 0.2]
+dividend_yield = [0.0, 0.0, 0.0, 0.0, 0.0]
+exercise_dates_per_year = 4
+steps = 4
+regression_order = 3"
 expect_rejected heston_two_spots "finance.spot" "$finance
 model = \"heston\"
 spot = [100.0, 90.0]"

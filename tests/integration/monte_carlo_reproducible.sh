@@ -28,3 +28,15 @@ assert (errors[:, last] <= target).all(), f"an error above the target at the end
 assert (errors[:, before] > target).any(), f"every error was at the target a step earlier: {errors[:, before]}"
 EOF
 check_restarts "$deck" "" "${settings[@]}"
+# Early exercise: the Longstaff-Schwartz rule is fitted again by every run, the same on every rank count, so the
+# out-of-sample price and a restart keep their bits too.
+bermudan="$SOURCE_DIR/configs/finance/bermudan_put.toml"
+bermudan_settings=(--set finance.paths=40000 --set finance.calibration_paths=20000 --set finance.block_size=1000
+                   --set finance.blocks_per_step=4 --set run.progress_every=1000 --set run.checkpoint_every_minutes=0)
+for ranks in 1 2 3; do
+  meridian_on "$ranks" run "$bermudan" "${bermudan_settings[@]}" --output "$work/bermudan$ranks" > "$work/bermudan$ranks.log"
+done
+$compare "$work/bermudan1" "$work/bermudan2"
+$compare "$work/bermudan1" "$work/bermudan3"
+rm -rf "$work/whole" "$work/split" "$work/four"
+check_restarts "$bermudan" "" "${bermudan_settings[@]}"
