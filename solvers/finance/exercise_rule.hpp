@@ -28,8 +28,8 @@ struct ExerciseRule {
   int steps_per_date = 1;  // path steps from one date to the next
   // Per function, the degree of its polynomial in each asset's S / K (a product over the assets); with several
   // assets one more function, the exercise value / K.
-  Kokkos::View<const int**> degrees;
-  Kokkos::View<const double**> coefficients;  // (date, function), dates before maturity
+  Kokkos::View<const int**, Kokkos::LayoutRight> degrees;
+  Kokkos::View<const double**, Kokkos::LayoutRight> coefficients;  // (date, function), dates before maturity
 
   KOKKOS_INLINE_FUNCTION int functions() const {
     return static_cast<int>(degrees.extent(0)) + (assets > 1 ? 1 : 0);

@@ -1,0 +1,34 @@
+# Bermudan puts by Longstaff-Schwartz against QuantLib's finite-difference engine with the same exercise dates,
+# computed side by side (bench/quantlib_bermudan): Longstaff & Schwartz's grid, K = 40, r = 0.06, 50 dates a year,
+# spots 36-44, volatilities 0.2 and 0.4, maturities 1 and 2. The out-of-sample price is low-biased, so it must lie
+# in [reference - 3 SE - max(0.02, 1% of the reference), reference + 3 SE].
+source "$(dirname "$0")/common.sh"
+[ -x "${QUANTLIB_BERMUDAN:-}" ] || fail "no bench/quantlib_bermudan (QUANTLIB_BERMUDAN): QuantLib is not installed"
+deck="$SOURCE_DIR/configs/finance/bermudan_put.toml"
+: > "$work/table"
+for spot in 36 38 40 42 44; do
+  for volatility in 0.2 0.4; do
+    for maturity in 1 2; do
+      reference=$("$QUANTLIB_BERMUDAN" put "$spot" 40 0.06 "$volatility" "$maturity" 50 1000 400)
+      meridian_on 1 run "$deck" --set "finance.spot=[$spot.0]" --set "finance.volatility=[$volatility]" \
+        --set "finance.maturity=$maturity.0" --set "finance.steps=$((50 * maturity))" --set finance.paths=65536 \
+        --set finance.calibration_paths=32768 --set finance.block_size=4096 --set finance.blocks_per_step=16 \
+        --set run.write_state=false --set run.output_interval=0 --set run.progress_every=1000 \
+        --output "$work/run" > "$work/run.log"
+      read -r price error < <(awk '$1 == "bermudan_put" && NF == 3 { print $2, $3 }' "$work/run.log")
+      echo "$spot $volatility $maturity $reference $price $error" >> "$work/table"
+    done
+  done
+done
+"$MERIDIAN_PYTHON" - "$work/table" <<'PY' || fail "a Bermudan put outside its bound"
+import sys
+bad = 0
+print(" S    sigma T  QuantLib FD  meridian LSM    SE     (LSM - FD) / SE")
+for line in open(sys.argv[1]):
+    s, v, t, ref, price, se = line.split()
+    ref, price, se = float(ref), float(price), float(se)
+    ok = ref - 3 * se - max(0.02, 0.01 * ref) <= price <= ref + 3 * se
+    bad += not ok
+    print(f"{s:>3} {v:>5} {t:>2} {ref:11.4f} {price:13.4f} {se:8.4f} {(price - ref) / se:8.2f}{'' if ok else '  OUT OF BOUNDS'}")
+sys.exit(1 if bad else 0)
+PY
