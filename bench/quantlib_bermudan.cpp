@@ -1,15 +1,21 @@
-// QuantLib's finite-difference price of a Bermudan put or call under Black-Scholes (FdBlackScholesVanillaEngine with
-// a BermudanExercise), the reference tests/integration/bermudan_put_fd.sh holds meridian's Longstaff-Schwartz
-// prices to, computed side by side.
+// QuantLib on a Bermudan put or call under Black-Scholes, two ways:
+//  fd: the finite-difference price (FdBlackScholesVanillaEngine with a BermudanExercise), the reference
+//      tests/integration/bermudan_put_fd.sh holds meridian's Longstaff-Schwartz prices to, computed side by side;
+//  mc: its Longstaff-Schwartz Monte Carlo (MCAmericanEngine, pseudo-random, exercise at every one of STEPS evenly
+//      spaced steps: the Bermudan dates), the engine bench/early_exercise_benchmark.sh times meridian against.
 //
 // QuantLib's dates are whole days, and evenly spaced dates a year are not (50 a year: 7.3 days). So the dates are
 // 7 days apart and the rate and variance are rescaled to that clock: a year of 7 N days, r' = r Y and
 // sigma'^2 = sigma^2 Y with Y = 365 / (7 N), leaves r t and sigma^2 t at every date, and so the price, unchanged
 // (with no dividend yield, the prices depend on nothing else).
 //
-// usage: quantlib_bermudan put|call SPOT STRIKE RATE VOLATILITY MATURITY DATES_PER_YEAR [TIME_STEPS SPACE_STEPS]
+// usage: quantlib_bermudan fd put|call SPOT STRIKE RATE VOLATILITY MATURITY DATES_PER_YEAR [TIME_STEPS SPACE_STEPS]
+//        quantlib_bermudan mc put|call SPOT STRIKE RATE VOLATILITY MATURITY DATES_PER_YEAR CALIBRATION_PATHS PATHS
+//                          [ORDER]   (monomial basis of that order, 3 by default; no antithetics or control variate)
+//        prints the price; mc also its standard error and the seconds its calculation took.
 #include <ql/quantlib.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,30 +23,75 @@
 
 using namespace QuantLib;
 
-int main(int argc, char** argv) {
-  if (argc < 8) {
-    std::fprintf(stderr, "usage: %s put|call SPOT STRIKE RATE VOLATILITY MATURITY DATES_PER_YEAR [TIME_STEPS SPACE_STEPS]\n", argv[0]);
-    return 2;
-  }
-  const Option::Type type = std::string(argv[1]) == "call" ? Option::Call : Option::Put;
-  const double spot = std::atof(argv[2]), strike = std::atof(argv[3]), rate = std::atof(argv[4]);
-  const double volatility = std::atof(argv[5]), maturity = std::atof(argv[6]);
-  const int per_year = std::atoi(argv[7]);
-  const Size time_steps = argc > 8 ? std::atoi(argv[8]) : 2000, space_steps = argc > 9 ? std::atoi(argv[9]) : 800;
-  const int dates = static_cast<int>(std::lround(per_year * maturity));
-  const double year = 365.0 / (7.0 * per_year);  // this clock's years per real year
+namespace {
+
+struct Case {
+  Option::Type type;
+  double spot, strike, rate, volatility, maturity;
+  int per_year;
+};
+
+double finite_differences(const Case& c, Size time_steps, Size space_steps) {
+  const int dates = static_cast<int>(std::lround(c.per_year * c.maturity));
+  const double year = 365.0 / (7.0 * c.per_year);  // this clock's years per real year
   const DayCounter days = Actual365Fixed();
   const Date today(1, January, 2026);
   Settings::instance().evaluationDate() = today;
   std::vector<Date> exercise;
   for (int k = 1; k <= dates; ++k) exercise.push_back(today + 7 * k);
-  VanillaOption option(ext::make_shared<PlainVanillaPayoff>(type, strike), ext::make_shared<BermudanExercise>(exercise));
-  const Handle<Quote> s(ext::make_shared<SimpleQuote>(spot));
-  const Handle<YieldTermStructure> r(ext::make_shared<FlatForward>(today, rate * year, days, Continuous));
+  VanillaOption option(ext::make_shared<PlainVanillaPayoff>(c.type, c.strike), ext::make_shared<BermudanExercise>(exercise));
+  const Handle<Quote> s(ext::make_shared<SimpleQuote>(c.spot));
+  const Handle<YieldTermStructure> r(ext::make_shared<FlatForward>(today, c.rate * year, days, Continuous));
   const Handle<YieldTermStructure> q(ext::make_shared<FlatForward>(today, 0.0, days, Continuous));
-  const Handle<BlackVolTermStructure> v(ext::make_shared<BlackConstantVol>(today, NullCalendar(), volatility * std::sqrt(year), days));
+  const Handle<BlackVolTermStructure> v(
+      ext::make_shared<BlackConstantVol>(today, NullCalendar(), c.volatility * std::sqrt(year), days));
   option.setPricingEngine(ext::make_shared<FdBlackScholesVanillaEngine>(ext::make_shared<BlackScholesMertonProcess>(s, q, r, v),
                                                                         time_steps, space_steps));
-  std::printf("%.6f\n", option.NPV());
+  return option.NPV();
+}
+
+// The maturity a whole number of days of a 365-day year (1 and 2 years here), exercise at every time step.
+void monte_carlo(const Case& c, Size calibration, Size paths, Size order) {
+  const DayCounter days = Actual365Fixed();
+  const Date today(1, January, 2026);
+  Settings::instance().evaluationDate() = today;
+  const Date maturity = today + static_cast<Integer>(std::lround(365 * c.maturity));
+  VanillaOption option(ext::make_shared<PlainVanillaPayoff>(c.type, c.strike),
+                       ext::make_shared<AmericanExercise>(today, maturity));
+  const Handle<Quote> s(ext::make_shared<SimpleQuote>(c.spot));
+  const Handle<YieldTermStructure> r(ext::make_shared<FlatForward>(today, c.rate, days, Continuous));
+  const Handle<YieldTermStructure> q(ext::make_shared<FlatForward>(today, 0.0, days, Continuous));
+  const Handle<BlackVolTermStructure> v(ext::make_shared<BlackConstantVol>(today, NullCalendar(), c.volatility, days));
+  const Size steps = static_cast<Size>(std::lround(c.per_year * c.maturity));
+  option.setPricingEngine(MakeMCAmericanEngine<PseudoRandom>(ext::make_shared<BlackScholesMertonProcess>(s, q, r, v))
+                              .withSteps(steps)
+                              .withAntitheticVariate(false)
+                              .withControlVariate(false)
+                              .withCalibrationSamples(calibration)
+                              .withSamples(paths)
+                              .withPolynomialOrder(order)
+                              .withBasisSystem(LsmBasisSystem::Monomial)
+                              .withSeed(42));
+  const auto start = std::chrono::steady_clock::now();
+  const double price = option.NPV();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%.6f %.6f %.3f\n", price, option.errorEstimate(), seconds);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (argc < 9 || (mode != "fd" && mode != "mc") || (mode == "mc" && argc < 11)) {
+    std::fprintf(stderr, "usage: %s fd|mc put|call SPOT STRIKE RATE VOLATILITY MATURITY DATES_PER_YEAR ...\n", argv[0]);
+    return 2;
+  }
+  const Case c{std::string(argv[2]) == "call" ? Option::Call : Option::Put, std::atof(argv[3]), std::atof(argv[4]),
+               std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]), std::atoi(argv[8])};
+  if (mode == "fd") {
+    std::printf("%.6f\n", finite_differences(c, argc > 9 ? std::atoi(argv[9]) : 2000, argc > 10 ? std::atoi(argv[10]) : 800));
+  } else {
+    monte_carlo(c, std::atol(argv[9]), std::atol(argv[10]), argc > 11 ? std::atoi(argv[11]) : 3);
+  }
   return 0;
 }

@@ -38,6 +38,10 @@ struct ExerciseRule {
     double level = price[0];
     if (kind == ExerciseKind::max_call)
       for (int a = 1; a < assets; ++a) level = max_of(level, price[a]);
+    return value_of_level(level);
+  }
+  // The exercise value where the price that matters (asset 0's, or the largest) is `level`.
+  KOKKOS_INLINE_FUNCTION double value_of_level(double level) const {
     const double payoff = kind == ExerciseKind::put ? strike - level : level - strike;
     return payoff > 0 ? payoff : 0.0;
   }
@@ -59,25 +63,31 @@ struct ExerciseRule {
     return sum;
   }
 
- private:
-  // The family's polynomials of degree 0 .. order at x: monomials x^k; Laguerre as Longstaff & Schwartz, a
-  // constant and exp(-x/2) L_{k-1}(x); Hermite the probabilists' He_k(x). By their three-term recurrences.
-  KOKKOS_INLINE_FUNCTION void polynomials(double x, double* p) const {
-    p[0] = 1;
-    if (basis == Basis::monomial) {
-      for (int k = 1; k <= order; ++k) p[k] = p[k - 1] * x;
-    } else if (basis == Basis::hermite) {
-      if (order >= 1) p[1] = x;
-      for (int k = 2; k <= order; ++k) p[k] = x * p[k - 1] - (k - 1) * p[k - 2];
+  // The family's polynomials by the three-term recurrence q_j = (a_j + b_j x) q_{j-1} - c_j q_{j-2} from q_0 = 1 and
+  // q_{-1} = 0: monomials x^j; the probabilists' Hermite He_j; Laguerre L_j. The basis' function k is q_k, but for
+  // Laguerre, as Longstaff & Schwartz, a constant and exp(-x/2) L_{k-1}(x).
+  KOKKOS_INLINE_FUNCTION void recurrence(int j, double& a, double& b, double& c) const {
+    if (basis == Basis::laguerre) {
+      a = (2.0 * j - 1) / j, b = -1.0 / j, c = (j - 1.0) / j;
     } else {
-      const double weight = km::exp(-0.5 * x);
-      double before = 0, laguerre = 1;  // L_{n-1}, L_n from n = 0
-      for (int k = 1; k <= order; ++k) {
-        p[k] = weight * laguerre;
-        const int n = k - 1;
-        const double next = ((2 * n + 1 - x) * laguerre - n * before) / (n + 1);
-        before = laguerre, laguerre = next;
-      }
+      a = 0, b = 1, c = basis == Basis::hermite ? j - 1.0 : 0.0;
+    }
+  }
+
+ private:
+  // The basis' functions of one asset, degrees 0 .. order, at x = S / K.
+  KOKKOS_INLINE_FUNCTION void polynomials(double x, double* p) const {
+    const bool laguerre = basis == Basis::laguerre;
+    const double weight = laguerre ? km::exp(-0.5 * x) : 1.0;
+    double before = 0, q = 1;  // q_{j-1}, q_j from j = 0
+    p[0] = 1;
+    for (int k = 1; k <= order; ++k) {
+      if (laguerre) p[k] = weight * q;
+      double a, b, c;
+      recurrence(k, a, b, c);
+      const double next = (a + b * x) * q - c * before;
+      before = q, q = next;
+      if (!laguerre) p[k] = q;
     }
   }
 };

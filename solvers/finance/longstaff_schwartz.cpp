@@ -6,9 +6,11 @@
 #include <string>
 
 #include "parallel/copies.hpp"
+#include "parallel/team_shape.hpp"
 #include "solvers/common/random/philox.hpp"
 #include "solvers/finance/least_squares.hpp"
 #include "solvers/finance/path_simulation.hpp"
+#include "solvers/finance/vector_math.hpp"
 
 namespace meridian::finance {
 
@@ -80,30 +82,41 @@ std::vector<double> ordered_sums(const Terms& terms, int count, const BlockPlan&
   return total;
 }
 
-// The calibration paths' prices at every exercise date, in double, by the model's own steps and draws (path
-// index calibration_first_path + the global path, step by step, as the pricer's paths).
-template <class M>
+// The calibration paths' prices at every exercise date, in double, by the pricer's own path steps and draws (path
+// index calibration_first_path + the global path), a team thread's `lanes` paths as its vector loop
+// (path_simulation.hpp); the lanes past this rank's paths simulate paths nobody keeps.
+template <bool one_asset, class M>
 void simulate_to_dates(const M& model, const ExerciseRule& rule, const PricerSettings& s, const BlockPlan& plan,
                        const Prices& prices) {
   const auto key = random::key_of(s.seed);
-  const double dt = s.path.dt;
+  PathSetup setup = s.path;
+  setup.early_exercise = false, setup.has_barrier = false, setup.volatility = 0;
   const int dates = rule.dates, per_date = rule.steps_per_date, assets = model.assets;
-  const std::uint64_t first = calibration_first_path + static_cast<std::uint64_t>(plan.first * plan.block_size);
+  const long paths = plan.paths();
+  const std::uint64_t first_path = calibration_first_path + static_cast<std::uint64_t>(plan.first * plan.block_size);
+  const parallel::TeamShape shape =
+      parallel::device_memory_is_host ? parallel::TeamShape{1, host_lanes} : parallel::path_team_shape();
+  const int threads = shape.threads, lanes = shape.lanes;
   Kokkos::parallel_for(
-      "lsm::calibration_paths", Kokkos::RangePolicy<>(0, plan.paths()), KOKKOS_LAMBDA(const long p) {
-        double log_price[max_assets][lane_slots], variance;
-        const SlotLogPrices<double> slot{log_price, 0};
-        model.start(slot, variance);
-        for (int d = 0; d < dates; ++d) {
-          for (int k = 0; k < per_date; ++k) {
-            const Draws draws{key, first + static_cast<std::uint64_t>(p), static_cast<std::uint64_t>(d * per_date + k), 1.0};
-            if (assets == 1)
-              model.template advance<true>(slot, variance, dt, draws);
-            else
-              model.template advance<false>(slot, variance, dt, draws);
+      "lsm::calibration_paths", shape.policy((paths + shape.items() - 1) / shape.items()),
+      KOKKOS_LAMBDA(const parallel::TeamMember& team) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](const int thread) {
+          const long first = (team.league_rank() * static_cast<long>(threads) + thread) * lanes;
+          LaneState<double> state;
+          for_each_lane(team, lanes, [&](const int lane) { start_path(model, setup, state, slot_of(lane)); });
+          for (int d = 0; d < dates; ++d) {
+            for (int k = 0; k < per_date; ++k)
+              for_each_lane(team, lanes, [&](const int lane) {
+                const Draws draws{key, first_path + static_cast<std::uint64_t>(first + lane),
+                                  static_cast<std::uint64_t>(d * per_date + k), 1.0};
+                advance_path<one_asset>(model, setup, draws, state, slot_of(lane));
+              });
+            for_each_lane(team, lanes, [&](const int lane) {
+              if (first + lane < paths)
+                for (int a = 0; a < assets; ++a) prices(d, a, first + lane) = km::exp(state.log_price[a][slot_of(lane)]);
+            });
           }
-          for (int a = 0; a < assets; ++a) prices(d, a, p) = km::exp(log_price[a][0]);
-        }
+        });
       });
 }
 
@@ -212,10 +225,12 @@ Calibration calibrate(const PricerSettings& s, ExerciseRule rule, long paths, MP
     throw std::logic_error("calibrate: the paths' steps must be the exercise dates times the steps between them");
   const BlockPlan plan((paths + s.block_size - 1) / s.block_size, s.block_size, comm);
   const Prices prices("lsm::prices", rule.dates, rule.assets, plan.paths());
-  if (s.model == Model::gbm)
-    simulate_to_dates(s.gbm, rule, s, plan, prices);
+  if (s.model == Model::heston)
+    simulate_to_dates<true>(s.heston, rule, s, plan, prices);
+  else if (s.gbm.assets == 1)
+    simulate_to_dates<true>(s.gbm, rule, s, plan, prices);
   else
-    simulate_to_dates(s.heston, rule, s, plan, prices);
+    simulate_to_dates<false>(s.gbm, rule, s, plan, prices);
   const int n = rule.functions();
   const Kokkos::View<double**, Kokkos::LayoutRight> coefficients("lsm::coefficients", rule.dates > 1 ? rule.dates - 1 : 0, n);
   rule.coefficients = coefficients;

@@ -15,21 +15,8 @@
 #include "solvers/finance/closed_form_prices.hpp"
 #include "solvers/finance/longstaff_schwartz.hpp"
 #include "solvers/finance/moments.hpp"
+#include "solvers/finance/vector_math.hpp"
 
-#if defined(__x86_64__) && defined(__GLIBC__) && !defined(__FAST_MATH__) && !defined(KOKKOS_ENABLE_CUDA)
-// glibc's vector variants (libmvec) of the functions in the path loop, for GCC to call across the lanes
-// of the host's vector loop: <bits/math-vector.h> declares them only under -ffast-math, which would also
-// change results; these are glibc's declarations plus the simd attribute it adds there. They change no
-// value the scalar calls give beyond libmvec's own rounding (within 4 ulp).
-extern "C" {
-__attribute__((simd("notinbranch"))) double log(double) noexcept;
-__attribute__((simd("notinbranch"))) double cos(double) noexcept;
-__attribute__((simd("notinbranch"))) double exp(double) noexcept;
-__attribute__((simd("notinbranch"))) float logf(float) noexcept;
-__attribute__((simd("notinbranch"))) float cosf(float) noexcept;
-__attribute__((simd("notinbranch"))) float expf(float) noexcept;
-}
-#endif
 
 namespace meridian::finance {
 
@@ -528,7 +515,9 @@ MonteCarloPricer::MonteCarloPricer(PricerSettings settings, MPI_Comm comm)
   counts_.resize(ranks_);
   offsets_.resize(ranks_);
   if (settings_.path.early_exercise) {
+    const auto start = std::chrono::steady_clock::now();
     const Calibration c = calibrate(settings_, settings_.path.exercise, settings_.calibration_paths, comm_);
+    calibration_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     settings_.path.exercise = c.rule;
     in_sample_price_ = c.in_sample_price, in_sample_error_ = c.in_sample_error;
     for (const double condition : c.condition) worst_condition_ = std::max(worst_condition_, condition);
@@ -723,7 +712,8 @@ std::string MonteCarloPricer::report() const {
       out << "    out of sample (above; low-biased); in sample on the " << settings_.calibration_paths
           << " calibration paths (high-biased) " << std::setprecision(6) << in_sample_price_ << " +- " << in_sample_error_
           << "; worst condition number of the scaled normal equations " << std::scientific << std::setprecision(2)
-          << worst_condition_ << std::fixed << "\n";
+          << worst_condition_ << std::fixed << "; calibration " << std::setprecision(3) << calibration_seconds_
+          << " s (before the run's steps)\n";
   }
   out << degenerate_warnings();
   return out.str();

@@ -109,7 +109,7 @@ class MonteCarloPricer final : public solvers::Solver {
   PricerSettings settings_;
   MPI_Comm comm_;
   // The early-exercise regression's in-sample estimate (high-biased) and its worst condition number.
-  double in_sample_price_ = 0, in_sample_error_ = 0, worst_condition_ = 0;
+  double in_sample_price_ = 0, in_sample_error_ = 0, worst_condition_ = 0, calibration_seconds_ = 0;
   Kokkos::View<const Payoff*> payoffs_;
   SampleValues values_;
   ChunkSums chunk_sums_;

@@ -264,6 +264,15 @@ dividend_yield = [0.0, 0.0, 0.0, 0.0, 0.0]
 exercise_dates_per_year = 4
 steps = 4
 regression_order = 3"
+expect_rejected calibration_beyond_memory "finance.calibration_paths" "$finance
+products = [\"bermudan_max_call\"]
+spot = [100.0, 100.0, 100.0, 100.0, 100.0]
+volatility = [0.2, 0.2, 0.2, 0.2, 0.2]
+dividend_yield = [0.0, 0.0, 0.0, 0.0, 0.0]
+exercise_dates_per_year = 252
+steps = 252
+regression_order = 2
+calibration_paths = 16777216"
 expect_rejected heston_two_spots "finance.spot" "$finance
 model = \"heston\"
 spot = [100.0, 90.0]"

@@ -9,7 +9,7 @@ deck="$SOURCE_DIR/configs/finance/bermudan_put.toml"
 for spot in 36 38 40 42 44; do
   for volatility in 0.2 0.4; do
     for maturity in 1 2; do
-      reference=$("$QUANTLIB_BERMUDAN" put "$spot" 40 0.06 "$volatility" "$maturity" 50 1000 400)
+      reference=$("$QUANTLIB_BERMUDAN" fd put "$spot" 40 0.06 "$volatility" "$maturity" 50 1000 400)
       meridian_on 1 run "$deck" --set "finance.spot=[$spot.0]" --set "finance.volatility=[$volatility]" \
         --set "finance.maturity=$maturity.0" --set "finance.steps=$((50 * maturity))" --set finance.paths=65536 \
         --set finance.calibration_paths=32768 --set finance.block_size=4096 --set finance.blocks_per_step=16 \
