@@ -1,6 +1,9 @@
 // QuantLib on a Bermudan put or call under Black-Scholes, two ways:
 //  fd: the finite-difference price (FdBlackScholesVanillaEngine with a BermudanExercise), the reference
 //      tests/integration/bermudan_put_fd.sh holds meridian's Longstaff-Schwartz prices to, computed side by side;
+//  fd-heston: the same under Heston (FdHestonVanillaEngine), on the same 7-day clock: there the variance, its
+//      mean reversion, its level and its volatility scale too (v' = v Y, kappa' = kappa Y, theta' = theta Y,
+//      sigma' = sigma Y: the process in the clock's time is the same process);
 //  mc: its Longstaff-Schwartz Monte Carlo (MCAmericanEngine, pseudo-random, exercise at every one of STEPS evenly
 //      spaced steps: the Bermudan dates), the engine bench/early_exercise_benchmark.sh times meridian against.
 //
@@ -10,6 +13,8 @@
 // (with no dividend yield, the prices depend on nothing else).
 //
 // usage: quantlib_bermudan fd put|call SPOT STRIKE RATE VOLATILITY MATURITY DATES_PER_YEAR [TIME_STEPS SPACE_STEPS]
+//        quantlib_bermudan fd-heston put|call SPOT STRIKE RATE V0 MATURITY DATES_PER_YEAR KAPPA THETA SIGMA RHO
+//                          [TIME_STEPS SPACE_STEPS VARIANCE_STEPS]
 //        quantlib_bermudan mc put|call SPOT STRIKE RATE VOLATILITY MATURITY DATES_PER_YEAR CALIBRATION_PATHS PATHS
 //                          [ORDER]   (monomial basis of that order, 3 by default; no antithetics or control variate)
 //        prints the price; mc also its standard error and the seconds its calculation took.
@@ -50,6 +55,30 @@ double finite_differences(const Case& c, Size time_steps, Size space_steps) {
   return option.NPV();
 }
 
+struct HestonParameters {
+  double kappa, theta, sigma, rho;
+};
+
+// c.volatility carries v0.
+double heston_finite_differences(const Case& c, const HestonParameters& h, Size time_steps, Size space_steps,
+                                 Size variance_steps) {
+  const int dates = static_cast<int>(std::lround(c.per_year * c.maturity));
+  const double year = 365.0 / (7.0 * c.per_year);
+  const DayCounter days = Actual365Fixed();
+  const Date today(1, January, 2026);
+  Settings::instance().evaluationDate() = today;
+  std::vector<Date> exercise;
+  for (int k = 1; k <= dates; ++k) exercise.push_back(today + 7 * k);
+  VanillaOption option(ext::make_shared<PlainVanillaPayoff>(c.type, c.strike), ext::make_shared<BermudanExercise>(exercise));
+  const Handle<Quote> s(ext::make_shared<SimpleQuote>(c.spot));
+  const Handle<YieldTermStructure> r(ext::make_shared<FlatForward>(today, c.rate * year, days, Continuous));
+  const Handle<YieldTermStructure> q(ext::make_shared<FlatForward>(today, 0.0, days, Continuous));
+  const auto model = ext::make_shared<HestonModel>(ext::make_shared<HestonProcess>(
+      r, q, s, c.volatility * year, h.kappa * year, h.theta * year, h.sigma * year, h.rho));
+  option.setPricingEngine(ext::make_shared<FdHestonVanillaEngine>(model, time_steps, space_steps, variance_steps));
+  return option.NPV();
+}
+
 // The maturity a whole number of days of a 365-day year (1 and 2 years here), exercise at every time step.
 void monte_carlo(const Case& c, Size calibration, Size paths, Size order) {
   const DayCounter days = Actual365Fixed();
@@ -82,13 +111,18 @@ void monte_carlo(const Case& c, Size calibration, Size paths, Size order) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
-  if (argc < 9 || (mode != "fd" && mode != "mc") || (mode == "mc" && argc < 11)) {
+  if (argc < 9 || (mode != "fd" && mode != "mc" && mode != "fd-heston") || (mode == "mc" && argc < 11) ||
+      (mode == "fd-heston" && argc < 13)) {
     std::fprintf(stderr, "usage: %s fd|mc put|call SPOT STRIKE RATE VOLATILITY MATURITY DATES_PER_YEAR ...\n", argv[0]);
     return 2;
   }
   const Case c{std::string(argv[2]) == "call" ? Option::Call : Option::Put, std::atof(argv[3]), std::atof(argv[4]),
                std::atof(argv[5]), std::atof(argv[6]), std::atof(argv[7]), std::atoi(argv[8])};
-  if (mode == "fd") {
+  if (mode == "fd-heston") {
+    const HestonParameters h{std::atof(argv[9]), std::atof(argv[10]), std::atof(argv[11]), std::atof(argv[12])};
+    std::printf("%.6f\n", heston_finite_differences(c, h, argc > 13 ? std::atoi(argv[13]) : 200,
+                                                     argc > 14 ? std::atoi(argv[14]) : 200, argc > 15 ? std::atoi(argv[15]) : 100));
+  } else if (mode == "fd") {
     std::printf("%.6f\n", finite_differences(c, argc > 9 ? std::atoi(argv[9]) : 2000, argc > 10 ? std::atoi(argv[10]) : 800));
   } else {
     monte_carlo(c, std::atol(argv[9]), std::atol(argv[10]), argc > 11 ? std::atoi(argv[11]) : 3);
