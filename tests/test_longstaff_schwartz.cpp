@@ -88,7 +88,9 @@ ExerciseRule put_rule(int dates, Basis basis) {
   rule.kind = ExerciseKind::put;
   rule.basis = basis;
   rule.strike = 40;
-  rule.dates = dates;
+  std::vector<int> steps;
+  for (int d = 1; d <= dates; ++d) steps.push_back(d);
+  set_exercise_steps(rule, steps, dates);
   const std::vector<int> degrees = basis_degrees(1, rule.order);
   Kokkos::View<int**, Kokkos::LayoutRight> d("degrees", degrees.size(), 1);
   const auto host = Kokkos::create_mirror_view(d);
@@ -120,6 +122,35 @@ TEST(LongstaffSchwartz, SameRuleOnEveryRankCount) {
   }
 }
 
+Estimate priced(const std::vector<std::string>& settings) {
+  auto solver = build(meridian::testing::deck_of("monte_carlo", settings), MPI_COMM_WORLD);
+  double t = 0;
+  while (t < 1 && !solver->finished()) {
+    const double dt = std::min(solver->stable_dt(t), 1 - t);
+    solver->step(t, dt);
+    t += dt;
+  }
+  return dynamic_cast<const MonteCarloPricer&>(*solver).estimate(0);
+}
+
+// A list of dates on the steps prices as the same dates given as a number a year, to the bit; uneven dates differ.
+TEST(LongstaffSchwartz, DatesListMatchesDatesPerYear) {
+  const std::vector<std::string> put{"finance.spot=[36.0]", "finance.strike=40.0", "finance.rate=0.06",
+                                     "finance.volatility=[0.2]", "finance.steps=8", "finance.products=[\"bermudan_put\"]",
+                                     "finance.paths=16384", "finance.calibration_paths=8192", "finance.block_size=1024"};
+  auto with = [&](const std::string& dates) {
+    std::vector<std::string> settings = put;
+    settings.push_back(dates);
+    return priced(settings);
+  };
+  const Estimate per_year = with("finance.exercise_dates_per_year=4");
+  const Estimate listed = with("finance.exercise_dates=[0.25, 0.5, 0.75, 1.0]");
+  const Estimate uneven = with("finance.exercise_dates=[0.125, 0.5, 0.875, 1.0]");
+  EXPECT_EQ(per_year.price, listed.price);
+  EXPECT_EQ(per_year.standard_error, listed.standard_error);
+  EXPECT_NE(per_year.price, uneven.price);
+}
+
 // Andersen & Broadie (2004) and Glasserman (2004, p. 462): max call on two assets, K = 100, r = 0.05, q = 0.10,
 // sigma = 0.2, rho = 0, T = 3, 9 exercise dates; binomial values 8.08, 13.90, 21.34 at S0 = 90, 100, 110. The
 // out-of-sample price must lie in [reference - 3 SE - max(0.02, 1%), reference + 3 SE] (the bound: a
@@ -128,22 +159,12 @@ TEST(LongstaffSchwartz, MaxCallAgainstBinomialValues) {
   const double spots[3] = {90, 100, 110}, references[3] = {8.08, 13.90, 21.34};
   for (int k = 0; k < 3; ++k) {
     const std::string spot = std::to_string(spots[k]);
-    auto solver = build(meridian::testing::deck_of(
-                            "monte_carlo",
-                            {"finance.spot=[" + spot + ", " + spot + "]", "finance.volatility=[0.2, 0.2]",
-                             "finance.dividend_yield=[0.1, 0.1]", "finance.rate=0.05", "finance.maturity=3.0",
-                             "finance.steps=9", "finance.exercise_dates_per_year=3", "finance.strike=100.0",
-                             "finance.products=[\"bermudan_max_call\"]", "finance.regression_order=2",
-                             "finance.calibration_paths=65536", "finance.paths=131072", "finance.block_size=4096",
-                             "finance.blocks_per_step=32", "finance.control_variates=false", "finance.seed=5"}),
-                        MPI_COMM_WORLD);
-    double t = 0;
-    while (t < 1 && !solver->finished()) {
-      const double dt = std::min(solver->stable_dt(t), 1 - t);
-      solver->step(t, dt);
-      t += dt;
-    }
-    const Estimate e = dynamic_cast<const MonteCarloPricer&>(*solver).estimate(0);
+    const Estimate e = priced({"finance.spot=[" + spot + ", " + spot + "]", "finance.volatility=[0.2, 0.2]",
+                               "finance.dividend_yield=[0.1, 0.1]", "finance.rate=0.05", "finance.maturity=3.0",
+                               "finance.steps=9", "finance.exercise_dates_per_year=3", "finance.strike=100.0",
+                               "finance.products=[\"bermudan_max_call\"]", "finance.regression_order=2",
+                               "finance.calibration_paths=65536", "finance.paths=131072", "finance.block_size=4096",
+                               "finance.blocks_per_step=32", "finance.control_variates=false", "finance.seed=5"});
     const double slack = std::max(0.02, 0.01 * references[k]);
     EXPECT_LE(e.price, references[k] + 3 * e.standard_error) << "S0 = " << spot;
     EXPECT_GE(e.price, references[k] - 3 * e.standard_error - slack) << "S0 = " << spot << ": " << e.price << " +- " << e.standard_error;

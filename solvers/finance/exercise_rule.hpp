@@ -24,8 +24,8 @@ struct ExerciseRule {
   Basis basis = Basis::monomial;
   int order = 3, assets = 1;
   double strike = 100;
-  int dates = 0;           // exercise dates, maturity the last; evenly spaced, date d (from 0) after step (d + 1) * steps_per_date
-  int steps_per_date = 1;  // path steps from one date to the next
+  int dates = 0;  // exercise dates, maturity the last
+  Kokkos::View<const int*> date_at_step;  // per path step, the exercise date at its end (0 .. dates - 1), or -1
   // Per function, the degree of its polynomial in each asset's S / K (a product over the assets); with several
   // assets one more function, the exercise value / K.
   Kokkos::View<const int**, Kokkos::LayoutRight> degrees;

@@ -91,7 +91,8 @@ void simulate_to_dates(const M& model, const ExerciseRule& rule, const PricerSet
   const auto key = random::key_of(s.seed);
   PathSetup setup = s.path;
   setup.early_exercise = false, setup.has_barrier = false, setup.volatility = 0;
-  const int dates = rule.dates, per_date = rule.steps_per_date, assets = model.assets;
+  const int steps = s.path.steps, assets = model.assets;
+  const Kokkos::View<const int*> date_at_step = rule.date_at_step;
   const long paths = plan.paths();
   const std::uint64_t first_path = calibration_first_path + static_cast<std::uint64_t>(plan.first * plan.block_size);
   const parallel::TeamShape shape =
@@ -104,17 +105,17 @@ void simulate_to_dates(const M& model, const ExerciseRule& rule, const PricerSet
           const long first = (team.league_rank() * static_cast<long>(threads) + thread) * lanes;
           LaneState<double> state;
           for_each_lane(team, lanes, [&](const int lane) { start_path(model, setup, state, slot_of(lane)); });
-          for (int d = 0; d < dates; ++d) {
-            for (int k = 0; k < per_date; ++k)
-              for_each_lane(team, lanes, [&](const int lane) {
-                const Draws draws{key, first_path + static_cast<std::uint64_t>(first + lane),
-                                  static_cast<std::uint64_t>(d * per_date + k), 1.0};
-                advance_path<one_asset>(model, setup, draws, state, slot_of(lane));
-              });
+          for (int step = 0; step < steps; ++step) {
             for_each_lane(team, lanes, [&](const int lane) {
-              if (first + lane < paths)
-                for (int a = 0; a < assets; ++a) prices(d, a, first + lane) = km::exp(state.log_price[a][slot_of(lane)]);
+              const Draws draws{key, first_path + static_cast<std::uint64_t>(first + lane), static_cast<std::uint64_t>(step), 1.0};
+              advance_path<one_asset>(model, setup, draws, state, slot_of(lane));
             });
+            const int d = date_at_step(step);
+            if (d >= 0)
+              for_each_lane(team, lanes, [&](const int lane) {
+                if (first + lane < paths)
+                  for (int a = 0; a < assets; ++a) prices(d, a, first + lane) = km::exp(state.log_price[a][slot_of(lane)]);
+              });
           }
         });
       });
@@ -220,9 +221,25 @@ std::vector<int> basis_degrees(int assets, int order) {
   return degrees;
 }
 
+void set_exercise_steps(ExerciseRule& rule, const std::vector<int>& steps_at_dates, int steps) {
+  if (steps_at_dates.empty() || steps_at_dates.back() != steps)
+    throw std::logic_error("set_exercise_steps: the last exercise date must be the maturity");
+  std::vector<int> date_at_step(static_cast<std::size_t>(steps), -1);
+  for (std::size_t d = 0; d < steps_at_dates.size(); ++d) {
+    if (steps_at_dates[d] < 1 || (d > 0 && steps_at_dates[d] <= steps_at_dates[d - 1]))
+      throw std::logic_error("set_exercise_steps: exercise dates must increase, after the start");
+    date_at_step[static_cast<std::size_t>(steps_at_dates[d] - 1)] = static_cast<int>(d);
+  }
+  Kokkos::View<int*> on_device("finance::date_at_step", static_cast<std::size_t>(steps));
+  parallel::copy<parallel::Copy::host_to_device>(
+      on_device, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(date_at_step.data(), date_at_step.size()));
+  rule.date_at_step = on_device;
+  rule.dates = static_cast<int>(steps_at_dates.size());
+}
+
 Calibration calibrate(const PricerSettings& s, ExerciseRule rule, long paths, MPI_Comm comm) {
-  if (s.path.steps != rule.dates * rule.steps_per_date)
-    throw std::logic_error("calibrate: the paths' steps must be the exercise dates times the steps between them");
+  if (static_cast<int>(rule.date_at_step.extent(0)) != s.path.steps)
+    throw std::logic_error("calibrate: the exercise dates must be set on the paths' steps");
   const BlockPlan plan((paths + s.block_size - 1) / s.block_size, s.block_size, comm);
   const Prices prices("lsm::prices", rule.dates, rule.assets, plan.paths());
   if (s.model == Model::heston)
@@ -235,15 +252,26 @@ Calibration calibrate(const PricerSettings& s, ExerciseRule rule, long paths, MP
   const Kokkos::View<double**, Kokkos::LayoutRight> coefficients("lsm::coefficients", rule.dates > 1 ? rule.dates - 1 : 0, n);
   rule.coefficients = coefficients;
   const Kokkos::View<double*> cash("lsm::cash", plan.paths());
-  const double discount = std::exp(-s.path.rate * s.path.dt * rule.steps_per_date);  // one date back
+  // Per date, the discount factor back to the date before it (the first: to the start).
+  std::vector<double> discount(static_cast<std::size_t>(rule.dates));
+  {
+    const auto at_step = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rule.date_at_step);
+    int before = 0;
+    for (int step = 0; step < s.path.steps; ++step)
+      if (at_step(step) >= 0) {
+        discount[static_cast<std::size_t>(at_step(step))] = std::exp(-s.path.rate * s.path.dt * (step + 1 - before));
+        before = step + 1;
+      }
+  }
   Calibration c;
   c.paths = plan.blocks * plan.block_size;
   {  // at maturity every path in the money exercises: the payoff
     const ExerciseRule r = rule;
     const int last = rule.dates - 1;
+    const double back = discount[static_cast<std::size_t>(last)];
     Kokkos::parallel_for(
         "lsm::maturity", Kokkos::RangePolicy<>(0, cash.extent(0)), KOKKOS_LAMBDA(const long path) {
-          cash(path) = discount * r.value(DatePrices(prices, last, path, r.assets).value);
+          cash(path) = back * r.value(DatePrices(prices, last, path, r.assets).value);
         });
   }
   for (int date = rule.dates - 2; date >= 0; --date) {
@@ -252,7 +280,7 @@ Calibration calibrate(const PricerSettings& s, ExerciseRule rule, long paths, MP
     parallel::copy<parallel::Copy::host_to_device>(
         Kokkos::subview(coefficients, date, Kokkos::ALL),
         Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(fitted.data(), fitted.size()));
-    exercise_and_discount(rule, prices, cash, date, discount);
+    exercise_and_discount(rule, prices, cash, date, discount[static_cast<std::size_t>(date)]);
   }
   const std::vector<double> moments = ordered_sums(CashMoments{cash}, 2, plan, comm);
   const double count = static_cast<double>(c.paths), mean = moments[0] / count;

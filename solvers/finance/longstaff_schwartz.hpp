@@ -33,8 +33,12 @@ inline constexpr std::uint64_t calibration_first_path = std::uint64_t(1) << 62;
 // degree at most `order` (one asset: degrees 0 .. order). Throws std::invalid_argument past max_basis_functions.
 std::vector<int> basis_degrees(int assets, int order);
 
+// Sets rule.dates and rule.date_at_step from the number of path steps done at each exercise date (increasing, the
+// last `steps`: maturity).
+void set_exercise_steps(ExerciseRule& rule, const std::vector<int>& steps_at_dates, int steps);
+
 // Fits `rule` (its coefficients ignored) on `paths` calibration paths (rounded up to whole blocks of
-// settings.block_size) of the model in `settings`, whose steps must be rule.dates * rule.steps_per_date. Collective.
+// settings.block_size) of the model in `settings`, whose steps rule.date_at_step covers. Collective.
 Calibration calibrate(const PricerSettings& settings, ExerciseRule rule, long paths, MPI_Comm comm);
 
 }  // namespace meridian::finance

@@ -275,6 +275,10 @@ void declare_keys(io::Schema& schema) {
        "the bermudan_* products' exercise dates, evenly spaced up to maturity, maturity included: finance.maturity "
        "times this must be whole and divide finance.steps",
        {}, 0, 1e6});
+  add({f, "exercise_dates", KeyType::real_list, std::vector<double>{}, "years",
+       "the bermudan_* products' exercise dates instead of finance.exercise_dates_per_year: increasing times after "
+       "0 on the paths' steps (multiples of finance.maturity / finance.steps), the last finance.maturity",
+       {}, 0, 100});
   add({f, "regression_basis", KeyType::string, std::string("monomial"), "",
        "Longstaff-Schwartz basis in x = S / K (several assets: products over the assets of total degree up to the "
        "order, and the exercise value / K): monomial x^k; laguerre: 1 and exp(-x/2) L_k(x) (Longstaff & Schwartz "
@@ -341,15 +345,53 @@ MultiAssetGbm gbm_of(const io::Deck& deck, double rate) {
   return m;
 }
 
+// The path steps done at each exercise date, from N a year or from a list of times: every date on the paths' step
+// grid, increasing, after the start, the last the maturity.
+std::vector<int> exercise_steps_of(const io::Deck& deck, const PricerSettings& s) {
+  const long per_year = deck.integer("finance", "exercise_dates_per_year");
+  const std::vector<double>& times = deck.reals("finance", "exercise_dates");
+  if ((per_year > 0) == !times.empty())
+    deck.fail("finance", times.empty() ? "exercise_dates_per_year" : "exercise_dates",
+              "a bermudan_* product needs its exercise dates: give finance.exercise_dates_per_year or "
+              "finance.exercise_dates, not both");
+  std::vector<int> steps;
+  if (per_year > 0) {
+    const double dates = static_cast<double>(per_year) * s.maturity;
+    if (std::fabs(dates - std::round(dates)) > 1e-9 * dates || std::round(dates) < 1)
+      deck.fail("finance", "exercise_dates_per_year",
+                "times finance.maturity must be a whole number of dates (" + std::to_string(dates) + ")");
+    const int n = static_cast<int>(std::lround(dates));
+    if (s.path.steps % n != 0) deck.fail("finance", "steps", "must be a multiple of the " + std::to_string(n) + " exercise dates");
+    for (int d = 1; d <= n; ++d) steps.push_back(d * (s.path.steps / n));
+    return steps;
+  }
+  for (const double t : times) {
+    if (!(t > 0) || t > s.maturity * (1 + 1e-12))
+      deck.fail("finance", "exercise_dates",
+                "every date must lie after the start (0) and at or before finance.maturity (" + std::to_string(s.maturity) +
+                    "): " + std::to_string(t));
+    const double k = t / s.path.dt;
+    if (std::fabs(k - std::round(k)) > 1e-9 * std::max(1.0, k))
+      deck.fail("finance", "exercise_dates",
+                std::to_string(t) + " is not on the paths' steps (finance.maturity / finance.steps = " +
+                    std::to_string(s.path.dt) + " apart)");
+    const int step = static_cast<int>(std::lround(k));
+    if (!steps.empty() && step <= steps.back()) deck.fail("finance", "exercise_dates", "the dates must increase");
+    steps.push_back(step);
+  }
+  if (steps.back() != s.path.steps) deck.fail("finance", "exercise_dates", "the last date must be finance.maturity");
+  return steps;
+}
+
 // The Bermudan product's exercise rule (its coefficients come from the calibration): one such product a run,
 // its dates a whole number dividing the steps, its basis within the functions' limit.
 void early_exercise_of(const io::Deck& deck, PricerSettings& s) {
-  const long per_year = deck.integer("finance", "exercise_dates_per_year");
+  const bool has_dates = deck.integer("finance", "exercise_dates_per_year") > 0 || !deck.reals("finance", "exercise_dates").empty();
   std::vector<Payoff> bermudan;
   std::copy_if(s.products.begin(), s.products.end(), std::back_inserter(bermudan), is_bermudan);
   if (bermudan.empty()) {
-    if (per_year > 0)
-      deck.fail("finance", "exercise_dates_per_year",
+    if (has_dates)
+      deck.fail("finance", deck.reals("finance", "exercise_dates").empty() ? "exercise_dates_per_year" : "exercise_dates",
                 "no product here exercises early: only the bermudan_* products do (barriers, Asians and the others "
                 "have no early exercise)");
     return;
@@ -357,16 +399,8 @@ void early_exercise_of(const io::Deck& deck, PricerSettings& s) {
   if (bermudan.size() > 1) deck.fail("finance", "products", "one bermudan_* product a run: the regression fits its payoff");
   for (const auto p : s.products)
     if (is_barrier(p)) deck.fail("finance", "products", "a barrier product has no early exercise: price it in a run of its own");
-  if (per_year == 0) deck.fail("finance", "exercise_dates_per_year", "a bermudan_* product needs its exercise dates (how many a year)");
-  const double dates = static_cast<double>(per_year) * s.maturity;
-  if (std::fabs(dates - std::round(dates)) > 1e-9 * dates || std::round(dates) < 1)
-    deck.fail("finance", "exercise_dates_per_year",
-              "times finance.maturity must be a whole number of dates (" + std::to_string(dates) + ")");
   ExerciseRule& rule = s.path.exercise;
-  rule.dates = static_cast<int>(std::lround(dates));
-  if (s.path.steps % rule.dates != 0)
-    deck.fail("finance", "steps", "must be a multiple of the " + std::to_string(rule.dates) + " exercise dates");
-  rule.steps_per_date = s.path.steps / rule.dates;
+  set_exercise_steps(rule, exercise_steps_of(deck, s), s.path.steps);
   rule.kind = bermudan.front() == Payoff::bermudan_put    ? ExerciseKind::put
               : bermudan.front() == Payoff::bermudan_call ? ExerciseKind::call
                                                           : ExerciseKind::max_call;

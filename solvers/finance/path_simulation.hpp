@@ -210,8 +210,8 @@ KOKKOS_INLINE_FUNCTION void simulate_steps(const TeamMember& team, int lanes, co
         monitor_barrier(model, setup, draws_of(lane, step), step, paths, slot_of(lane));
       });
     // Dates before maturity only: at maturity the payoff decides.
-    if (setup.early_exercise && (step + 1) % setup.exercise.steps_per_date == 0 && step + 1 < setup.steps) {
-      const int date = (step + 1) / setup.exercise.steps_per_date - 1;
+    const int date = setup.early_exercise ? setup.exercise.date_at_step(step) : -1;
+    if (date >= 0 && date < setup.exercise.dates - 1) {
       const double discount = km::exp(-setup.rate * (step + 1) * setup.dt);
       if constexpr (one_asset)
         exercise_one_asset(team, lanes, setup.exercise, date, discount, paths);

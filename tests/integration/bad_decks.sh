@@ -273,6 +273,23 @@ exercise_dates_per_year = 252
 steps = 252
 regression_order = 2
 calibration_paths = 16777216"
+expect_rejected exercise_date_after_maturity "finance.exercise_dates" "$finance
+products = [\"bermudan_put\"]
+steps = 4
+exercise_dates = [0.5, 1.5]"
+expect_rejected exercise_date_at_the_start "finance.exercise_dates" "$finance
+products = [\"bermudan_put\"]
+steps = 4
+exercise_dates = [0.0, 1.0]"
+expect_rejected exercise_date_off_the_steps "finance.exercise_dates" "$finance
+products = [\"bermudan_put\"]
+steps = 4
+exercise_dates = [0.3, 1.0]"
+expect_rejected exercise_dates_both_ways "finance.exercise_dates" "$finance
+products = [\"bermudan_put\"]
+steps = 4
+exercise_dates_per_year = 4
+exercise_dates = [0.5, 1.0]"
 expect_rejected heston_two_spots "finance.spot" "$finance
 model = \"heston\"
 spot = [100.0, 90.0]"
