@@ -151,6 +151,21 @@ TEST(LongstaffSchwartz, DatesListMatchesDatesPerYear) {
   EXPECT_NE(per_year.price, uneven.price);
 }
 
+// The European put held to maturity on the same path is the Bermudan's control variate: a smaller error, the same
+// price within it.
+TEST(LongstaffSchwartz, EuropeanControlVariateNarrowsTheError) {
+  const std::vector<std::string> put{"finance.spot=[40.0]", "finance.strike=40.0", "finance.rate=0.06",
+                                     "finance.volatility=[0.2]", "finance.steps=20", "finance.exercise_dates_per_year=20",
+                                     "finance.products=[\"bermudan_put\"]", "finance.paths=65536",
+                                     "finance.calibration_paths=16384", "finance.block_size=4096"};
+  std::vector<std::string> with = put, without = put;
+  with.push_back("finance.control_variates=true");
+  without.push_back("finance.control_variates=false");
+  const Estimate controlled = priced(with), plain = priced(without);
+  EXPECT_LT(controlled.standard_error, 0.9 * plain.standard_error);
+  EXPECT_LT(std::abs(controlled.price - plain.price), 3 * plain.standard_error);
+}
+
 // Andersen & Broadie (2004) and Glasserman (2004, p. 462): max call on two assets, K = 100, r = 0.05, q = 0.10,
 // sigma = 0.2, rho = 0, T = 3, 9 exercise dates; binomial values 8.08, 13.90, 21.34 at S0 = 90, 100, 110. The
 // out-of-sample price must lie in [reference - 3 SE - max(0.02, 1%), reference + 3 SE] (the bound: a

@@ -645,6 +645,11 @@ void MonteCarloPricer::run_blocks(long first, long count) {
 
 double MonteCarloPricer::control_mean(std::size_t product) const {
   const Payoff p = settings_.products[product];
+  if (is_bermudan(p))  // the European of the same payoff (NaN where it has no closed form: no control)
+    return closed_form_of(p == Payoff::bermudan_put    ? Payoff::european_put
+                          : p == Payoff::bermudan_call ? Payoff::european_call
+                                                       : Payoff::max_call,
+                          settings_);
   if (p == Payoff::asian_arithmetic_call || p == Payoff::asian_arithmetic_put) {
     if (settings_.model != Model::gbm) return std::nan("");
     return closed_form_of(p == Payoff::asian_arithmetic_call ? Payoff::asian_geometric_call : Payoff::asian_geometric_put,

@@ -95,7 +95,8 @@ KOKKOS_INLINE_FUNCTION double discounted_payoff(Payoff p, const PathRecord& r, c
 }
 
 // A control variate with known mean, or zero where the product has none: the discounted asset
-// for the vanilla payoffs, the geometric Asian of the same type for the arithmetic Asians.
+// for the vanilla payoffs, the geometric Asian of the same type for the arithmetic Asians, the European of the
+// same payoff for the Bermudans (held to maturity on the same path; its mean the closed form, where one exists).
 KOKKOS_INLINE_FUNCTION double control_variate(Payoff p, const PathRecord& r, const ProductTerms& t) {
   switch (p) {
     case Payoff::european_call:
@@ -104,6 +105,9 @@ KOKKOS_INLINE_FUNCTION double control_variate(Payoff p, const PathRecord& r, con
     case Payoff::digital_put: return t.discount * r.terminal[0];
     case Payoff::asian_arithmetic_call: return discounted_payoff(Payoff::asian_geometric_call, r, t);
     case Payoff::asian_arithmetic_put: return discounted_payoff(Payoff::asian_geometric_put, r, t);
+    case Payoff::bermudan_put: return discounted_payoff(Payoff::european_put, r, t);
+    case Payoff::bermudan_call: return discounted_payoff(Payoff::european_call, r, t);
+    case Payoff::bermudan_max_call: return discounted_payoff(Payoff::max_call, r, t);
     default: return 0.0;
   }
 }
