@@ -41,14 +41,27 @@ struct BlockPlan {
   long paths() const { return mine * block_size; }
 };
 
+// The chunks' and the blocks' sums, made once for all the dates.
+struct SumScratch {
+  Kokkos::View<double**> chunks;                         // (chunk of this rank, sum)
+  Kokkos::View<double*> blocks;                          // (block of this rank, sum), the first `count` sums
+  std::vector<double> mine, all;
+  SumScratch(const BlockPlan& plan, int count)
+      : chunks("lsm::chunk_sums", plan.mine * ((plan.block_size + chunk - 1) / chunk), count),
+        blocks("lsm::block_sums", static_cast<std::size_t>(plan.mine) * count),
+        mine(static_cast<std::size_t>(plan.mine) * count),
+        all(static_cast<std::size_t>(plan.blocks) * count) {}
+};
+
 // Per block, `count` sums of terms(path, sums) over its paths, with the same bits on every backend and rank count:
 // a thread per chunk of paths adds them in path order, a thread per block and sum adds the chunks in order; the
 // blocks are then gathered from every rank and added in global block order on each.
 template <class Terms>
-std::vector<double> ordered_sums(const Terms& terms, int count, const BlockPlan& plan, MPI_Comm comm) {
+std::vector<double> ordered_sums(const Terms& terms, int count, const BlockPlan& plan, SumScratch& scratch, MPI_Comm comm) {
   const long chunks_per_block = (plan.block_size + chunk - 1) / chunk, block_size = plan.block_size;
-  const Kokkos::View<double**> chunk_sums("lsm::chunk_sums", plan.mine * chunks_per_block, count);
-  const Kokkos::View<double**, Kokkos::LayoutRight> block_sums("lsm::block_sums", plan.mine, count);
+  const auto chunk_sums = scratch.chunks;
+  const Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::MemoryUnmanaged> block_sums(scratch.blocks.data(), plan.mine,
+                                                                                      count);
   Kokkos::parallel_for(
       "lsm::chunk_sums", Kokkos::RangePolicy<>(0, plan.mine * chunks_per_block), KOKKOS_LAMBDA(const long c) {
         double sums[max_normal_sums] = {};
@@ -65,7 +78,7 @@ std::vector<double> ordered_sums(const Terms& terms, int count, const BlockPlan&
         for (long c = 0; c < chunks_per_block; ++c) sum += chunk_sums(block * chunks_per_block + c, k);
         block_sums(block, k) = sum;
       });
-  std::vector<double> mine(static_cast<std::size_t>(plan.mine) * count), all(static_cast<std::size_t>(plan.blocks) * count);
+  std::vector<double>&mine = scratch.mine, &all = scratch.all;
   parallel::copy<parallel::Copy::device_to_host>(
       Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(mine.data(), plan.mine, count),
       block_sums);
@@ -74,7 +87,7 @@ std::vector<double> ordered_sums(const Terms& terms, int count, const BlockPlan&
     counts.push_back(plan.blocks_of_rank[r] * count);
     displacements.push_back(plan.first_of_rank[r] * count);
   }
-  MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), counts.data(),
+  MPI_Allgatherv(mine.data(), static_cast<int>(plan.mine * count), MPI_DOUBLE, all.data(), counts.data(),
                  displacements.data(), MPI_DOUBLE, comm);
   std::vector<double> total(static_cast<std::size_t>(count), 0.0);
   for (long b = 0; b < plan.blocks; ++b)
@@ -252,6 +265,7 @@ Calibration calibrate(const PricerSettings& s, ExerciseRule rule, long paths, MP
   const Kokkos::View<double**, Kokkos::LayoutRight> coefficients("lsm::coefficients", rule.dates > 1 ? rule.dates - 1 : 0, n);
   rule.coefficients = coefficients;
   const Kokkos::View<double*> cash("lsm::cash", plan.paths());
+  SumScratch scratch(plan, NormalTerms::count(n));
   // Per date, the discount factor back to the date before it (the first: to the start).
   std::vector<double> discount(static_cast<std::size_t>(rule.dates));
   {
@@ -275,14 +289,15 @@ Calibration calibrate(const PricerSettings& s, ExerciseRule rule, long paths, MP
         });
   }
   for (int date = rule.dates - 2; date >= 0; --date) {
-    const std::vector<double> sums = ordered_sums(NormalTerms{rule, prices, cash, date}, NormalTerms::count(n), plan, comm);
+    const std::vector<double> sums =
+        ordered_sums(NormalTerms{rule, prices, cash, date}, NormalTerms::count(n), plan, scratch, comm);
     const std::vector<double> fitted = fit_date(sums, n, c);
     parallel::copy<parallel::Copy::host_to_device>(
         Kokkos::subview(coefficients, date, Kokkos::ALL),
         Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(fitted.data(), fitted.size()));
     exercise_and_discount(rule, prices, cash, date, discount[static_cast<std::size_t>(date)]);
   }
-  const std::vector<double> moments = ordered_sums(CashMoments{cash}, 2, plan, comm);
+  const std::vector<double> moments = ordered_sums(CashMoments{cash}, 2, plan, scratch, comm);
   const double count = static_cast<double>(c.paths), mean = moments[0] / count;
   c.in_sample_price = mean;
   c.in_sample_error = std::sqrt(std::max(0.0, moments[1] / count - mean * mean) / (count - 1));
