@@ -18,6 +18,8 @@
 #   poisson      the direct pressure solve of a 256^3 cavity (Thomas kernel, cuSPARSE) against the cuFFT pair
 #   atmosphere   miniWeather's thermal at 4096 x 2048, both flux schemes, 20 steps: cell-updates/s
 #   monte_carlo  1e8 paths of the 252-fixing arithmetic Asian, double precision: path-steps/s
+#   bermudan     the shipped Bermudan put (Longstaff-Schwartz, 50 dates) on 1e7 paths, 1e6 calibration paths:
+#                price and standard error (the reference 4.4778), path-steps/s, the calibration's seconds
 # Lines `ratio <case> <value>` are the figures against their ceilings. --dry-run runs what needs no GPU
 # (the bundle's libraries and launcher, the test list, the result parsing on a CPU run) and prints the
 # GPU commands instead of running them.
@@ -253,6 +255,16 @@ if gpu_stage monte-carlo-1e8 50 meridian run "$decks/finance/portfolio.toml" \
     read -r steps per_step rate <<<"$figures"
     echo "monte-carlo-1e8: $rate path-steps/s" >>"$results"
     ratio monte-carlo-of-1e11 "$(awk -v r="$rate" 'BEGIN { printf "%.3f", r / 1e11 }')"
+  fi
+fi
+
+if gpu_stage bermudan 20 meridian run "$decks/finance/bermudan_put.toml" --set finance.paths=10000000 \
+  --set finance.calibration_paths=1000000 --set finance.blocks_per_step=256 "${quiet[@]}" --output "$work/bermudan"; then
+  if figures=$(summary_figures "$work/bermudan.log"); then
+    read -r steps per_step rate <<<"$figures"
+    awk -v rate="$rate" '$1 == "bermudan_put" && NF == 3 { printf "bermudan: price %s +- %s (QuantLib FD 4.4778), %s path-steps/s", $2, $3, rate }
+         / calibration [0-9.]+ s/ { for (i = 1; i < NF; ++i) if ($i == "calibration") printf ", calibration %s s\n", $(i + 1) }' \
+      "$work/bermudan.log" >>"$results"
   fi
 fi
 
