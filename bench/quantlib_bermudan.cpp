@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 using namespace QuantLib;
@@ -36,23 +37,33 @@ struct Case {
   int per_year;
 };
 
+// The Bermudan option on the 7-day clock, with the market's spot and curves on it: what both FD engines price.
+struct SevenDayClock {
+  double year;  // this clock's years per real year
+  Date today{1, January, 2026};
+  DayCounter days = Actual365Fixed();
+  Handle<Quote> spot;
+  Handle<YieldTermStructure> rate, dividend;
+  std::unique_ptr<VanillaOption> option;
+  explicit SevenDayClock(const Case& c) : year(365.0 / (7.0 * c.per_year)) {
+    Settings::instance().evaluationDate() = today;
+    std::vector<Date> exercise;
+    for (int k = 1; k <= static_cast<int>(std::lround(c.per_year * c.maturity)); ++k) exercise.push_back(today + 7 * k);
+    option = std::make_unique<VanillaOption>(ext::make_shared<PlainVanillaPayoff>(c.type, c.strike),
+                                             ext::make_shared<BermudanExercise>(exercise));
+    spot = Handle<Quote>(ext::make_shared<SimpleQuote>(c.spot));
+    rate = Handle<YieldTermStructure>(ext::make_shared<FlatForward>(today, c.rate * year, days, Continuous));
+    dividend = Handle<YieldTermStructure>(ext::make_shared<FlatForward>(today, 0.0, days, Continuous));
+  }
+};
+
 double finite_differences(const Case& c, Size time_steps, Size space_steps) {
-  const int dates = static_cast<int>(std::lround(c.per_year * c.maturity));
-  const double year = 365.0 / (7.0 * c.per_year);  // this clock's years per real year
-  const DayCounter days = Actual365Fixed();
-  const Date today(1, January, 2026);
-  Settings::instance().evaluationDate() = today;
-  std::vector<Date> exercise;
-  for (int k = 1; k <= dates; ++k) exercise.push_back(today + 7 * k);
-  VanillaOption option(ext::make_shared<PlainVanillaPayoff>(c.type, c.strike), ext::make_shared<BermudanExercise>(exercise));
-  const Handle<Quote> s(ext::make_shared<SimpleQuote>(c.spot));
-  const Handle<YieldTermStructure> r(ext::make_shared<FlatForward>(today, c.rate * year, days, Continuous));
-  const Handle<YieldTermStructure> q(ext::make_shared<FlatForward>(today, 0.0, days, Continuous));
+  SevenDayClock clock(c);
   const Handle<BlackVolTermStructure> v(
-      ext::make_shared<BlackConstantVol>(today, NullCalendar(), c.volatility * std::sqrt(year), days));
-  option.setPricingEngine(ext::make_shared<FdBlackScholesVanillaEngine>(ext::make_shared<BlackScholesMertonProcess>(s, q, r, v),
-                                                                        time_steps, space_steps));
-  return option.NPV();
+      ext::make_shared<BlackConstantVol>(clock.today, NullCalendar(), c.volatility * std::sqrt(clock.year), clock.days));
+  clock.option->setPricingEngine(ext::make_shared<FdBlackScholesVanillaEngine>(
+      ext::make_shared<BlackScholesMertonProcess>(clock.spot, clock.dividend, clock.rate, v), time_steps, space_steps));
+  return clock.option->NPV();
 }
 
 struct HestonParameters {
@@ -62,21 +73,12 @@ struct HestonParameters {
 // c.volatility carries v0.
 double heston_finite_differences(const Case& c, const HestonParameters& h, Size time_steps, Size space_steps,
                                  Size variance_steps) {
-  const int dates = static_cast<int>(std::lround(c.per_year * c.maturity));
-  const double year = 365.0 / (7.0 * c.per_year);
-  const DayCounter days = Actual365Fixed();
-  const Date today(1, January, 2026);
-  Settings::instance().evaluationDate() = today;
-  std::vector<Date> exercise;
-  for (int k = 1; k <= dates; ++k) exercise.push_back(today + 7 * k);
-  VanillaOption option(ext::make_shared<PlainVanillaPayoff>(c.type, c.strike), ext::make_shared<BermudanExercise>(exercise));
-  const Handle<Quote> s(ext::make_shared<SimpleQuote>(c.spot));
-  const Handle<YieldTermStructure> r(ext::make_shared<FlatForward>(today, c.rate * year, days, Continuous));
-  const Handle<YieldTermStructure> q(ext::make_shared<FlatForward>(today, 0.0, days, Continuous));
+  SevenDayClock clock(c);
+  const double y = clock.year;
   const auto model = ext::make_shared<HestonModel>(ext::make_shared<HestonProcess>(
-      r, q, s, c.volatility * year, h.kappa * year, h.theta * year, h.sigma * year, h.rho));
-  option.setPricingEngine(ext::make_shared<FdHestonVanillaEngine>(model, time_steps, space_steps, variance_steps));
-  return option.NPV();
+      clock.rate, clock.dividend, clock.spot, c.volatility * y, h.kappa * y, h.theta * y, h.sigma * y, h.rho));
+  clock.option->setPricingEngine(ext::make_shared<FdHestonVanillaEngine>(model, time_steps, space_steps, variance_steps));
+  return clock.option->NPV();
 }
 
 // The maturity a whole number of days of a 365-day year (1 and 2 years here), exercise at every time step.

@@ -91,12 +91,7 @@ ExerciseRule put_rule(int dates, Basis basis) {
   std::vector<int> steps;
   for (int d = 1; d <= dates; ++d) steps.push_back(d);
   set_exercise_steps(rule, steps, dates);
-  const std::vector<int> degrees = basis_degrees(1, rule.order);
-  Kokkos::View<int**, Kokkos::LayoutRight> d("degrees", degrees.size(), 1);
-  const auto host = Kokkos::create_mirror_view(d);
-  for (std::size_t f = 0; f < degrees.size(); ++f) host(f, 0) = degrees[f];
-  Kokkos::deep_copy(d, host);
-  rule.degrees = d;
+  set_basis_degrees(rule, basis_degrees(1, rule.order));
   return rule;
 }
 

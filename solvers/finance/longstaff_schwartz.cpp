@@ -250,6 +250,15 @@ void set_exercise_steps(ExerciseRule& rule, const std::vector<int>& steps_at_dat
   rule.dates = static_cast<int>(steps_at_dates.size());
 }
 
+void set_basis_degrees(ExerciseRule& rule, const std::vector<int>& degrees) {
+  const std::size_t functions = degrees.size() / static_cast<std::size_t>(rule.assets);
+  Kokkos::View<int**, Kokkos::LayoutRight> on_device("finance::basis_degrees", functions, rule.assets);
+  parallel::copy<parallel::Copy::host_to_device>(
+      on_device, Kokkos::View<const int**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                     degrees.data(), functions, rule.assets));
+  rule.degrees = on_device;
+}
+
 Calibration calibrate(const PricerSettings& s, ExerciseRule rule, long paths, MPI_Comm comm) {
   if (static_cast<int>(rule.date_at_step.extent(0)) != s.path.steps)
     throw std::logic_error("calibrate: the exercise dates must be set on the paths' steps");

@@ -36,6 +36,8 @@ std::vector<int> basis_degrees(int assets, int order);
 // Sets rule.dates and rule.date_at_step from the number of path steps done at each exercise date (increasing, the
 // last `steps`: maturity).
 void set_exercise_steps(ExerciseRule& rule, const std::vector<int>& steps_at_dates, int steps);
+// Sets rule.degrees from basis_degrees(rule.assets, rule.order).
+void set_basis_degrees(ExerciseRule& rule, const std::vector<int>& degrees);
 
 // Fits `rule` (its coefficients ignored) on `paths` calibration paths (rounded up to whole blocks of
 // settings.block_size) of the model in `settings`, whose steps rule.date_at_step covers. Collective.

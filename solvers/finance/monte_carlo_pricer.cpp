@@ -383,7 +383,8 @@ std::vector<int> exercise_steps_of(const io::Deck& deck, const PricerSettings& s
   return steps;
 }
 
-// The Bermudan product's exercise rule (its coefficients come from the calibration): one such product a run,
+// The Bermudan product's exercise rule on the host: its dates' steps and its basis as plain vectors (validation runs
+// without Kokkos; the pricer puts them on the device, and the calibration fits the coefficients): one such product a run,
 // its dates a whole number dividing the steps, its basis within the functions' limit.
 void early_exercise_of(const io::Deck& deck, PricerSettings& s) {
   const bool has_dates = deck.integer("finance", "exercise_dates_per_year") > 0 || !deck.reals("finance", "exercise_dates").empty();
@@ -400,7 +401,8 @@ void early_exercise_of(const io::Deck& deck, PricerSettings& s) {
   for (const auto p : s.products)
     if (is_barrier(p)) deck.fail("finance", "products", "a barrier product has no early exercise: price it in a run of its own");
   ExerciseRule& rule = s.path.exercise;
-  set_exercise_steps(rule, exercise_steps_of(deck, s), s.path.steps);
+  s.exercise_steps = exercise_steps_of(deck, s);
+  rule.dates = static_cast<int>(s.exercise_steps.size());
   rule.kind = bermudan.front() == Payoff::bermudan_put    ? ExerciseKind::put
               : bermudan.front() == Payoff::bermudan_call ? ExerciseKind::call
                                                           : ExerciseKind::max_call;
@@ -409,18 +411,11 @@ void early_exercise_of(const io::Deck& deck, PricerSettings& s) {
   rule.order = static_cast<int>(deck.integer("finance", "regression_order"));
   rule.assets = s.model == Model::gbm ? s.gbm.assets : 1;
   rule.strike = s.terms.strike;
-  std::vector<int> degrees;
   try {
-    degrees = basis_degrees(rule.assets, rule.order);
+    s.basis_degrees = basis_degrees(rule.assets, rule.order);
   } catch (const std::invalid_argument& e) {
     deck.fail("finance", "regression_order", e.what());
   }
-  const int functions = static_cast<int>(degrees.size()) / rule.assets;
-  Kokkos::View<int**, Kokkos::LayoutRight> on_device("finance::basis_degrees", functions, rule.assets);
-  parallel::copy<parallel::Copy::host_to_device>(
-      on_device, Kokkos::View<const int**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                     degrees.data(), functions, rule.assets));
-  rule.degrees = on_device;
   s.path.early_exercise = true;
   s.calibration_paths = deck.integer("finance", "calibration_paths");
 }
@@ -549,6 +544,8 @@ MonteCarloPricer::MonteCarloPricer(PricerSettings settings, MPI_Comm comm)
   counts_.resize(ranks_);
   offsets_.resize(ranks_);
   if (settings_.path.early_exercise) {
+    set_exercise_steps(settings_.path.exercise, settings_.exercise_steps, settings_.path.steps);
+    set_basis_degrees(settings_.path.exercise, settings_.basis_degrees);
     const auto start = std::chrono::steady_clock::now();
     const Calibration c = calibrate(settings_, settings_.path.exercise, settings_.calibration_paths, comm_);
     calibration_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

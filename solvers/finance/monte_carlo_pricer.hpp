@@ -40,6 +40,9 @@ struct PricerSettings {
   double spot_bump = 0.01, volatility_bump = 0.01;  // relative spot, absolute volatility
   solvers::Precision precision = solvers::Precision::double_;  // of the paths; sums are in double either way
   long calibration_paths = 0;  // of the early-exercise regression (path.exercise), on a stream of their own
+  // The exercise rule's steps done at each date and its basis' degrees (longstaff_schwartz.hpp), which the pricer
+  // puts on the device (path.exercise's views).
+  std::vector<int> exercise_steps, basis_degrees;
   // Scenarios simulated per sample: the base, and with Greeks on the four bumped ones (spot up and
   // down, volatility up and down) where a product takes finite differences (no pathwise Greeks).
   int scenarios() const;
