@@ -81,8 +81,7 @@ double jacobi_weight(int dimensions) { return dimensions == 3 ? 6.0 / 7.0 : 0.8;
 // operand (PoissonOperator::load), where the product would read it, so each is one kernel and the product's
 // library call is not made. Free functions: nvcc refuses device lambdas inside private member functions.
 
-// The damped Jacobi sweep's factor per row, weight / D: a product in the sweeps, not a division (the fused sweeps
-// do not vectorise on a CPU, where a division a row was 40% of their time).
+// The damped Jacobi sweep's factor per row, weight / D, tabled once a level: the sweeps multiply by it.
 Vector relaxation_of(const PoissonOperator& op, double weight) {
   const Vector diagonal = op.diagonal(), relaxation("mg::relaxation", op.rows());
   Kokkos::parallel_for(
