@@ -1,6 +1,7 @@
 // QuantLib on a Bermudan put or call under Black-Scholes, two ways:
 //  fd: the finite-difference price (FdBlackScholesVanillaEngine with a BermudanExercise), the reference
 //      tests/integration/bermudan_put_fd.sh holds meridian's Longstaff-Schwartz prices to, computed side by side;
+//      DATES_PER_YEAR 0: the American (AmericanExercise), the reference of the Richardson extrapolation;
 //  fd-heston: the same under Heston (FdHestonVanillaEngine), on the same 7-day clock: there the variance, its
 //      mean reversion, its level and its volatility scale too (v' = v Y, kappa' = kappa Y, theta' = theta Y,
 //      sigma' = sigma Y: the process in the clock's time is the same process);
@@ -57,7 +58,25 @@ struct SevenDayClock {
   }
 };
 
+// The American option (DATES_PER_YEAR 0) on the calendar's clock, the maturity a whole number of days of a 365-day
+// year (1 and 2 years here): the reference of meridian's Richardson extrapolation.
+double american_finite_differences(const Case& c, Size time_steps, Size space_steps) {
+  const DayCounter days = Actual365Fixed();
+  const Date today(1, January, 2026);
+  Settings::instance().evaluationDate() = today;
+  VanillaOption option(ext::make_shared<PlainVanillaPayoff>(c.type, c.strike),
+                       ext::make_shared<AmericanExercise>(today, today + static_cast<Integer>(std::lround(365 * c.maturity))));
+  const Handle<Quote> s(ext::make_shared<SimpleQuote>(c.spot));
+  const Handle<YieldTermStructure> r(ext::make_shared<FlatForward>(today, c.rate, days, Continuous));
+  const Handle<YieldTermStructure> q(ext::make_shared<FlatForward>(today, 0.0, days, Continuous));
+  const Handle<BlackVolTermStructure> v(ext::make_shared<BlackConstantVol>(today, NullCalendar(), c.volatility, days));
+  option.setPricingEngine(ext::make_shared<FdBlackScholesVanillaEngine>(
+      ext::make_shared<BlackScholesMertonProcess>(s, q, r, v), time_steps, space_steps));
+  return option.NPV();
+}
+
 double finite_differences(const Case& c, Size time_steps, Size space_steps) {
+  if (c.per_year == 0) return american_finite_differences(c, time_steps, space_steps);
   SevenDayClock clock(c);
   const Handle<BlackVolTermStructure> v(
       ext::make_shared<BlackConstantVol>(clock.today, NullCalendar(), c.volatility * std::sqrt(clock.year), clock.days));

@@ -18,6 +18,9 @@ inline constexpr int max_basis_order = 8;
 // local memory.
 inline constexpr int max_basis_functions = 24;
 inline constexpr int max_normal_sums = (max_basis_functions + 1) * (max_basis_functions + 2) / 2;
+// Rules priced together on the same paths: the Bermudans with N, 2N and 4N dates a year whose Richardson
+// extrapolation is the American price (finance.exercise_extrapolation).
+inline constexpr int max_exercise_levels = 3;
 
 struct ExerciseRule {
   ExerciseKind kind = ExerciseKind::put;

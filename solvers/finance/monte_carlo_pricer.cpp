@@ -279,6 +279,14 @@ void declare_keys(io::Schema& schema) {
        "the bermudan_* products' exercise dates instead of finance.exercise_dates_per_year: increasing times after "
        "0 on the paths' steps (multiples of finance.maturity / finance.steps), the last finance.maturity",
        {}, 0, 100});
+  add({f, "exercise_extrapolation", KeyType::string, std::string("none"), "",
+       "none: the bermudan_* product at its dates; richardson: the American price, extrapolated (Geske & Johnson "
+       "1984) from the Bermudans with N, 2N and 4N dates a year (N = finance.exercise_dates_per_year: 50 gives "
+       "50, 100 and 200; finance.steps a multiple of 4N times the maturity), each rule fitted on the calibration "
+       "paths and all three priced on the same paths: (8 P_4N - 6 P_2N + P_N) / 3 path by path, so its standard "
+       "error is the combination's; the report adds each Bermudan's in-sample price and the three-point minus the "
+       "two-point (2 P_4N - P_2N) extrapolation as the extrapolation's own error",
+       {"none", "richardson"}});
   add({f, "regression_basis", KeyType::string, std::string("monomial"), "",
        "Longstaff-Schwartz basis in x = S / K (several assets: products over the assets of total degree up to the "
        "order, and the exercise value / K): monomial x^k; laguerre: 1 and exp(-x/2) L_k(x) (Longstaff & Schwartz "
@@ -345,10 +353,10 @@ MultiAssetGbm gbm_of(const io::Deck& deck, double rate) {
   return m;
 }
 
-// The path steps done at each exercise date, from N a year or from a list of times: every date on the paths' step
-// grid, increasing, after the start, the last the maturity.
-std::vector<int> exercise_steps_of(const io::Deck& deck, const PricerSettings& s) {
-  const long per_year = deck.integer("finance", "exercise_dates_per_year");
+// The path steps done at each exercise date, from N a year (times `refinement`) or from a list of times: every
+// date on the paths' step grid, increasing, after the start, the last the maturity.
+std::vector<int> exercise_steps_of(const io::Deck& deck, const PricerSettings& s, long refinement) {
+  const long per_year = deck.integer("finance", "exercise_dates_per_year") * refinement;
   const std::vector<double>& times = deck.reals("finance", "exercise_dates");
   if ((per_year > 0) == !times.empty())
     deck.fail("finance", times.empty() ? "exercise_dates_per_year" : "exercise_dates",
@@ -400,9 +408,7 @@ void early_exercise_of(const io::Deck& deck, PricerSettings& s) {
   if (bermudan.size() > 1) deck.fail("finance", "products", "one bermudan_* product a run: the regression fits its payoff");
   for (const auto p : s.products)
     if (is_barrier(p)) deck.fail("finance", "products", "a barrier product has no early exercise: price it in a run of its own");
-  ExerciseRule& rule = s.path.exercise;
-  s.exercise_steps = exercise_steps_of(deck, s);
-  rule.dates = static_cast<int>(s.exercise_steps.size());
+  ExerciseRule rule;
   rule.kind = bermudan.front() == Payoff::bermudan_put    ? ExerciseKind::put
               : bermudan.front() == Payoff::bermudan_call ? ExerciseKind::call
                                                           : ExerciseKind::max_call;
@@ -418,6 +424,22 @@ void early_exercise_of(const io::Deck& deck, PricerSettings& s) {
   }
   s.path.early_exercise = true;
   s.calibration_paths = deck.integer("finance", "calibration_paths");
+  const bool richardson = deck.string("finance", "exercise_extrapolation") == "richardson";
+  if (richardson && deck.integer("finance", "exercise_dates_per_year") == 0)
+    deck.fail("finance", "exercise_extrapolation",
+              "richardson refines finance.exercise_dates_per_year (N: the Bermudans with N, 2N and 4N dates a year); "
+              "a list of dates (finance.exercise_dates) has no refinement");
+  // Richardson's weights for an error c1 / N + c2 / N^2.
+  const double weights[max_exercise_levels] = {1.0 / 3, -2.0, 8.0 / 3};
+  const int levels = richardson ? max_exercise_levels : 1;
+  s.path.exercise_levels = s.terms.exercise_levels = levels;
+  s.exercise_steps.clear();
+  for (int level = 0; level < levels; ++level) {
+    s.exercise_steps.push_back(exercise_steps_of(deck, s, 1L << level));
+    rule.dates = static_cast<int>(s.exercise_steps.back().size());
+    s.path.exercise[level] = rule;
+    s.terms.exercise_weights[level] = richardson ? weights[level] : 1.0;
+  }
 }
 
 // The pricer's settings from a deck, every check a deck can fail included.
@@ -501,7 +523,8 @@ void require_memory(const io::Deck& deck, const PricerSettings& s, MPI_Comm comm
   // stream would trade this memory for a simulation a date), with a cash flow each and its chunk sums.
   const std::uint64_t paths = static_cast<std::uint64_t>((s.calibration_paths + s.block_size - 1) / s.block_size) *
                               static_cast<std::uint64_t>(s.block_size) / static_cast<std::uint64_t>(ranks) + 1;
-  const std::uint64_t per_path = static_cast<std::uint64_t>(s.path.exercise.dates) * s.path.exercise.assets + 1 +
+  const ExerciseRule& finest = s.path.exercise[s.path.exercise_levels - 1];
+  const std::uint64_t per_path = static_cast<std::uint64_t>(finest.dates) * finest.assets + 1 +
                                  (max_normal_sums + 31) / 32;
   solvers::require_memory(deck, "finance", "calibration_paths", solvers::saturating_product({paths, per_path, sizeof(double)}),
                           "the early-exercise calibration's prices at every exercise date (finance.calibration_paths "
@@ -543,16 +566,17 @@ MonteCarloPricer::MonteCarloPricer(PricerSettings settings, MPI_Comm comm)
   gathered_.reserve(static_cast<std::size_t>(settings_.blocks_per_step) * totals_.size());
   counts_.resize(ranks_);
   offsets_.resize(ranks_);
-  if (settings_.path.early_exercise) {
-    set_exercise_steps(settings_.path.exercise, settings_.exercise_steps, settings_.path.steps);
-    set_basis_degrees(settings_.path.exercise, settings_.basis_degrees);
-    const auto start = std::chrono::steady_clock::now();
-    const Calibration c = calibrate(settings_, settings_.path.exercise, settings_.calibration_paths, comm_);
-    calibration_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    settings_.path.exercise = c.rule;
-    in_sample_price_ = c.in_sample_price, in_sample_error_ = c.in_sample_error;
+  const auto start = std::chrono::steady_clock::now();
+  for (int level = 0; settings_.path.early_exercise && level < settings_.path.exercise_levels; ++level) {
+    ExerciseRule& rule = settings_.path.exercise[level];
+    set_exercise_steps(rule, settings_.exercise_steps[level], settings_.path.steps);
+    set_basis_degrees(rule, settings_.basis_degrees);
+    const Calibration c = calibrate(settings_, rule, settings_.calibration_paths, comm_);
+    rule = c.rule;
+    in_sample_price_.push_back(c.in_sample_price), in_sample_error_.push_back(c.in_sample_error);
     for (const double condition : c.condition) worst_condition_ = std::max(worst_condition_, condition);
   }
+  calibration_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   make_output_datasets();
 }
 
@@ -744,14 +768,34 @@ std::string MonteCarloPricer::report() const {
     if (settings_.greeks)
       out << "    delta " << std::setprecision(6) << e.delta << " +- " << e.delta_error << ", vega " << e.vega << " +- "
           << e.vega_error << "\n";
-    if (is_bermudan(settings_.products[p]))
-      out << "    out of sample (above; low-biased); in sample on the " << settings_.calibration_paths
-          << " calibration paths (high-biased) " << std::setprecision(6) << in_sample_price_ << " +- " << in_sample_error_
-          << "; worst condition number of the scaled normal equations " << std::scientific << std::setprecision(2)
-          << worst_condition_ << std::fixed << "; calibration " << std::setprecision(3) << calibration_seconds_
-          << " s (before the run's steps)\n";
+    if (is_bermudan(settings_.products[p])) out << early_exercise_report();
   }
   out << degenerate_warnings();
+  return out.str();
+}
+
+std::string MonteCarloPricer::early_exercise_report() const {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(6);
+  const auto& rules = settings_.path.exercise;
+  if (settings_.path.exercise_levels == 1) {
+    out << "    out of sample (above; low-biased); in sample on the " << settings_.calibration_paths
+        << " calibration paths (high-biased) " << in_sample_price_[0] << " +- " << in_sample_error_[0];
+  } else {
+    out << "    the American price (above): Richardson's (8 P_4N - 6 P_2N + P_N) / 3 of the Bermudans with "
+        << rules[0].dates << ", " << rules[1].dates << " and " << rules[2].dates
+        << " dates, path by path, out of sample\n    in sample on the " << settings_.calibration_paths
+        << " calibration paths (high-biased):";
+    for (int level = 0; level < settings_.path.exercise_levels; ++level)
+      out << " " << rules[level].dates << " dates " << in_sample_price_[level] << " +- " << in_sample_error_[level] << ";";
+    const double three = (8 * in_sample_price_[2] - 6 * in_sample_price_[1] + in_sample_price_[0]) / 3;
+    const double two = 2 * in_sample_price_[2] - in_sample_price_[1];
+    out << " extrapolated " << three << "\n    the extrapolation's own error (three-point minus two-point, in sample) "
+        << three - two;
+  }
+  out << "\n    worst condition number of the scaled normal equations " << std::scientific << std::setprecision(2)
+      << worst_condition_ << std::fixed << "; calibration " << std::setprecision(3) << calibration_seconds_
+      << " s (before the run's steps)\n";
   return out.str();
 }
 

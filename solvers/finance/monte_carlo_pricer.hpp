@@ -40,9 +40,10 @@ struct PricerSettings {
   double spot_bump = 0.01, volatility_bump = 0.01;  // relative spot, absolute volatility
   solvers::Precision precision = solvers::Precision::double_;  // of the paths; sums are in double either way
   long calibration_paths = 0;  // of the early-exercise regression (path.exercise), on a stream of their own
-  // The exercise rule's steps done at each date and its basis' degrees (longstaff_schwartz.hpp), which the pricer
-  // puts on the device (path.exercise's views).
-  std::vector<int> exercise_steps, basis_degrees;
+  // Per exercise rule (path.exercise_levels of them) the steps done at each of its dates, and the basis' degrees
+  // (longstaff_schwartz.hpp), which the pricer puts on the device (path.exercise's views).
+  std::vector<std::vector<int>> exercise_steps;
+  std::vector<int> basis_degrees;
   // Scenarios simulated per sample: the base, and with Greeks on the four bumped ones (spot up and
   // down, volatility up and down) where a product takes finite differences (no pathwise Greeks).
   int scenarios() const;
@@ -111,8 +112,11 @@ class MonteCarloPricer final : public solvers::Solver {
 
   PricerSettings settings_;
   MPI_Comm comm_;
-  // The early-exercise regression's in-sample estimate (high-biased) and its worst condition number.
-  double in_sample_price_ = 0, in_sample_error_ = 0, worst_condition_ = 0, calibration_seconds_ = 0;
+  // Per exercise rule, the early-exercise regression's in-sample estimate (high-biased) and its standard error;
+  // the worst condition number over the rules' regressions.
+  std::vector<double> in_sample_price_, in_sample_error_;
+  double worst_condition_ = 0, calibration_seconds_ = 0;
+  std::string early_exercise_report() const;
   Kokkos::View<const Payoff*> payoffs_;
   SampleValues values_;
   ChunkSums chunk_sums_;

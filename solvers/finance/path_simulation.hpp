@@ -22,9 +22,11 @@ struct PathSetup {
   // GBM asset 0, for the pathwise vega: d ln S_t/dsigma = (ln S_t - ln S_0 - vega_drift t) / sigma,
   // with vega_drift = r - q + sigma^2/2 (zero sigma: no pathwise vega).
   double volatility = 0, vega_drift = 0;
-  // Early exercise (a Bermudan product): at the rule's dates before maturity a path not yet exercised checks it.
+  // Early exercise (a Bermudan product): at each rule's dates before maturity a path not yet exercised under it
+  // checks it. Several rules (levels) run on the same paths where the American price is extrapolated.
   bool early_exercise = false;
-  ExerciseRule exercise;
+  int exercise_levels = 1;
+  Kokkos::Array<ExerciseRule, max_exercise_levels> exercise;
 };
 
 // When, as a fraction of the step, the Brownian bridge from log-distance alpha to beta from the barrier
@@ -67,7 +69,7 @@ struct LaneState {
   Real survival[lane_slots], rebate_value[lane_slots];
   Real log_vega[lane_slots], arithmetic_vega_sum[lane_slots], log_vega_sum[lane_slots];
   Real previous_log_price[lane_slots], previous_variance[lane_slots];  // at the last date, for the barrier
-  double exercised[lane_slots];  // the discounted exercise value once exercised, negative before
+  double exercised[max_exercise_levels][lane_slots];  // per rule, the discounted exercise value once exercised, negative before
 };
 
 // One slot's log prices indexed by asset, as the models take them.
@@ -89,7 +91,7 @@ KOKKOS_INLINE_FUNCTION void start_path(const Model& model, const PathSetup& setu
   p.survival[s] = 1, p.rebate_value[s] = 0;
   p.log_vega[s] = p.arithmetic_vega_sum[s] = p.log_vega_sum[s] = 0;
   p.previous_log_price[s] = x, p.previous_variance[s] = p.variance[s];
-  p.exercised[s] = -1;
+  for (int l = 0; l < max_exercise_levels; ++l) p.exercised[l][s] = -1;
 }
 
 // One step of the model and the fixing at its end: what every product needs.
@@ -138,27 +140,27 @@ KOKKOS_INLINE_FUNCTION void monitor_barrier(const Model& model, const PathSetup&
   p.previous_log_price[s] = p.log_price[0][s], p.previous_variance[s] = p.variance[s];
 }
 
-// Exercise at `date` where the rule says so (the first such date), valuing the exercise at t = 0 by `discount`.
-// Several assets: the rule's basis per path.
+// Exercise under rule `level` at `date` where the rule says so (the first such date), valuing the exercise at t = 0
+// by `discount`. Several assets: the rule's basis per path.
 template <class Real>
-KOKKOS_INLINE_FUNCTION void consider_exercise(const ExerciseRule& rule, int date, double discount, LaneState<Real>& p,
-                                              int s) {
+KOKKOS_INLINE_FUNCTION void consider_exercise(const ExerciseRule& rule, int level, int date, double discount,
+                                              LaneState<Real>& p, int s) {
   double price[max_assets];
   price[0] = km::exp(static_cast<double>(p.log_price[0][s]));  // every rule reads asset 0
   for (int a = 1; a < rule.assets; ++a) price[a] = km::exp(static_cast<double>(p.log_price[a][s]));
   const double value = rule.value(price);
-  if (p.exercised[s] >= 0 || !(value > 0)) return;
+  if (p.exercised[level][s] >= 0 || !(value > 0)) return;
   double phi[max_basis_functions];
   rule.basis_values(price, value, phi);
-  if (value >= rule.continuation(date, phi)) p.exercised[s] = value * discount;
+  if (value >= rule.continuation(date, phi)) p.exercised[level][s] = value * discount;
 }
 
 // The same for one asset, as loops over the lanes with the basis' recurrence outside them and its terms per slot:
 // each loop is branch-free, so the host runs it across the paths in SIMD registers (the per-path form above ran
 // at a third of the European pricer's path-steps/s).
 template <class Real, class TeamMember>
-KOKKOS_INLINE_FUNCTION void exercise_one_asset(const TeamMember& team, int lanes, const ExerciseRule& rule, int date,
-                                               double discount, LaneState<Real>& p) {
+KOKKOS_INLINE_FUNCTION void exercise_one_asset(const TeamMember& team, int lanes, const ExerciseRule& rule, int level,
+                                               int date, double discount, LaneState<Real>& p) {
   double x[lane_slots], value[lane_slots], weight[lane_slots], before[lane_slots], q[lane_slots], continuation[lane_slots];
   const bool laguerre = rule.basis == Basis::laguerre;
   const double constant = rule.coefficients(date, 0);
@@ -185,8 +187,8 @@ KOKKOS_INLINE_FUNCTION void exercise_one_asset(const TeamMember& team, int lanes
   }
   for_each_lane(team, lanes, [&](const int lane) {
     const int s = slot_of(lane);
-    const bool exercise = p.exercised[s] < 0 && value[s] > 0 && value[s] >= continuation[s];
-    p.exercised[s] = exercise ? value[s] * discount : p.exercised[s];
+    const bool exercise = p.exercised[level][s] < 0 && value[s] > 0 && value[s] >= continuation[s];
+    p.exercised[level][s] = exercise ? value[s] * discount : p.exercised[level][s];
   });
 }
 
@@ -209,15 +211,17 @@ KOKKOS_INLINE_FUNCTION void simulate_steps(const TeamMember& team, int lanes, co
       for_each_lane(team, lanes, [&](const int lane) {
         monitor_barrier(model, setup, draws_of(lane, step), step, paths, slot_of(lane));
       });
-    // Dates before maturity only: at maturity the payoff decides.
-    const int date = setup.early_exercise ? setup.exercise.date_at_step(step) : -1;
-    if (date >= 0 && date < setup.exercise.dates - 1) {
+    for (int level = 0; setup.early_exercise && level < setup.exercise_levels; ++level) {
+      const ExerciseRule& rule = setup.exercise[level];
+      // Dates before maturity only: at maturity the payoff decides.
+      const int date = rule.date_at_step(step);
+      if (date < 0 || date >= rule.dates - 1) continue;
       const double discount = km::exp(-setup.rate * (step + 1) * setup.dt);
       if constexpr (one_asset)
-        exercise_one_asset(team, lanes, setup.exercise, date, discount, paths);
+        exercise_one_asset(team, lanes, rule, level, date, discount, paths);
       else
         for_each_lane(team, lanes, [&](const int lane) {
-          consider_exercise(setup.exercise, date, discount, paths, slot_of(lane));
+          consider_exercise(rule, level, date, discount, paths, slot_of(lane));
         });
     }
   }
@@ -244,7 +248,7 @@ KOKKOS_INLINE_FUNCTION PathRecord record_of(const LaneState<Real>& p, int s, int
   r.maximum = p.maximum[s], r.minimum = p.minimum[s];
   r.survival = p.survival[s], r.rebate_value = p.rebate_value[s];
   r.log_vega = p.log_vega[s], r.arithmetic_vega_sum = p.arithmetic_vega_sum[s], r.log_vega_sum = p.log_vega_sum[s];
-  r.exercised = p.exercised[s];
+  for (int l = 0; l < max_exercise_levels; ++l) r.exercised[l] = p.exercised[l][s];
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "solvers/finance/exercise_rule.hpp"
 #include "solvers/finance/models.hpp"
 
 namespace meridian::finance {
@@ -36,17 +37,30 @@ struct PathRecord {
   // For pathwise vegas under GBM: d ln S_T / d sigma, and the sums over the fixings of
   // S_t d ln S_t / d sigma and of d ln S_t / d sigma.
   double log_vega = 0, arithmetic_vega_sum = 0, log_vega_sum = 0;
-  double exercised = -1;  // the discounted exercise value where the path exercised before maturity, else negative
+  // Per exercise rule (level), the discounted exercise value where the path exercised before maturity, else negative.
+  double exercised[max_exercise_levels] = {-1, -1, -1};
 };
 
 struct ProductTerms {
   double strike = 100, barrier = 0, rebate = 0, discount = 1;  // discount = exp(-r T)
   int assets = 1;
   Kokkos::Array<double, max_assets> basket_weights;
+  // A Bermudan's value is sum_l w_l (the path's value under exercise rule l): one rule of weight 1, or the
+  // Richardson weights of the Bermudans with N, 2N and 4N dates, whose combination estimates the American.
+  int exercise_levels = 1;
+  Kokkos::Array<double, max_exercise_levels> exercise_weights{{1, 0, 0}};
 };
 
 KOKKOS_INLINE_FUNCTION double call(double s, double k) { return s > k ? s - k : 0.0; }
 KOKKOS_INLINE_FUNCTION double put(double s, double k) { return s < k ? k - s : 0.0; }
+
+// A Bermudan's discounted value on one path, `held` if held to maturity: per exercise rule, the exercise value
+// where the rule exercised, else `held`, weighted as the terms say.
+KOKKOS_INLINE_FUNCTION double early_exercised(const PathRecord& r, const ProductTerms& t, double held) {
+  double value = 0;
+  for (int l = 0; l < t.exercise_levels; ++l) value += t.exercise_weights[l] * (r.exercised[l] >= 0 ? r.exercised[l] : held);
+  return value;
+}
 
 // The discounted payoff of one path.
 KOKKOS_INLINE_FUNCTION double discounted_payoff(Payoff p, const PathRecord& r, const ProductTerms& t) {
@@ -87,9 +101,9 @@ KOKKOS_INLINE_FUNCTION double discounted_payoff(Payoff p, const PathRecord& r, c
     }
     case Payoff::lookback_call: return d * (s - r.minimum);  // floating strike
     case Payoff::lookback_put: return d * (r.maximum - s);
-    case Payoff::bermudan_put: return r.exercised >= 0 ? r.exercised : d * put(s, k);
-    case Payoff::bermudan_call: return r.exercised >= 0 ? r.exercised : d * call(s, k);
-    case Payoff::bermudan_max_call: return r.exercised >= 0 ? r.exercised : discounted_payoff(Payoff::max_call, r, t);
+    case Payoff::bermudan_put: return early_exercised(r, t, d * put(s, k));
+    case Payoff::bermudan_call: return early_exercised(r, t, d * call(s, k));
+    case Payoff::bermudan_max_call: return early_exercised(r, t, discounted_payoff(Payoff::max_call, r, t));
   }
   return 0.0;
 }

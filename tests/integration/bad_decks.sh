@@ -285,6 +285,16 @@ expect_rejected exercise_date_off_the_steps "finance.exercise_dates" "$finance
 products = [\"bermudan_put\"]
 steps = 4
 exercise_dates = [0.3, 1.0]"
+expect_rejected richardson_on_a_dates_list "finance.exercise_extrapolation" "$finance
+products = [\"bermudan_put\"]
+steps = 4
+exercise_dates = [0.5, 1.0]
+exercise_extrapolation = \"richardson\""
+expect_rejected richardson_finest_dates_off_the_steps "finance.steps" "$finance
+products = [\"bermudan_put\"]
+steps = 100
+exercise_dates_per_year = 50
+exercise_extrapolation = \"richardson\""
 expect_rejected exercise_dates_both_ways "finance.exercise_dates" "$finance
 products = [\"bermudan_put\"]
 steps = 4

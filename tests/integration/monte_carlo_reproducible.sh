@@ -38,5 +38,11 @@ for ranks in 1 2 3; do
 done
 $compare "$work/bermudan1" "$work/bermudan2"
 $compare "$work/bermudan1" "$work/bermudan3"
+# The American by Richardson extrapolation: three rules on the same paths, still the same bits on 1 and 3 ranks.
+for ranks in 1 3; do
+  meridian_on "$ranks" run "$bermudan" "${bermudan_settings[@]}" --set finance.steps=200 \
+    --set 'finance.exercise_extrapolation="richardson"' --output "$work/american$ranks" > "$work/american$ranks.log"
+done
+$compare "$work/american1" "$work/american3"
 rm -rf "$work/whole" "$work/split" "$work/four"
 check_restarts "$bermudan" "" "${bermudan_settings[@]}"
