@@ -721,8 +721,23 @@ std::vector<solvers::Scalar> MonteCarloPricer::diagnostics(double) {
     const Estimate e = samples() > 1 ? estimate(p) : Estimate{std::nan(""), std::nan("")};
     out.push_back({name + "_price", e.price, false, "currency of the spot"});
     out.push_back({name + "_standard_error", e.standard_error, false, "currency of the spot"});
+    if (!is_bermudan(settings_.products[p])) continue;
+    const InSample in = in_sample();
+    out.push_back({name + "_in_sample_price", in.price, false, "currency of the spot"});
+    out.push_back({name + "_in_sample_standard_error", in.standard_error, false, "currency of the spot"});
+    out.push_back({name + "_worst_condition_number", worst_condition_, false, "1"});
   }
   return out;
+}
+
+MonteCarloPricer::InSample MonteCarloPricer::in_sample() const {
+  InSample in;
+  for (int level = 0; level < settings_.path.exercise_levels; ++level) {
+    const double w = settings_.terms.exercise_weights[level];
+    in.price += w * in_sample_price_[level];
+    in.standard_error += std::fabs(w) * in_sample_error_[level];
+  }
+  return in;
 }
 
 std::vector<solvers::Scalar> MonteCarloPricer::progress(double) const {
@@ -788,10 +803,10 @@ std::string MonteCarloPricer::early_exercise_report() const {
         << " calibration paths (high-biased):";
     for (int level = 0; level < settings_.path.exercise_levels; ++level)
       out << " " << rules[level].dates << " dates " << in_sample_price_[level] << " +- " << in_sample_error_[level] << ";";
-    const double three = (8 * in_sample_price_[2] - 6 * in_sample_price_[1] + in_sample_price_[0]) / 3;
+    const InSample in = in_sample();
     const double two = 2 * in_sample_price_[2] - in_sample_price_[1];
-    out << " extrapolated " << three << "\n    the extrapolation's own error (three-point minus two-point, in sample) "
-        << three - two;
+    out << " extrapolated " << in.price << " +- " << in.standard_error
+        << " (at most)\n    the extrapolation's own error (three-point minus two-point, in sample) " << in.price - two;
   }
   out << "\n    worst condition number of the scaled normal equations " << std::scientific << std::setprecision(2)
       << worst_condition_ << std::fixed << "; calibration " << std::setprecision(3) << calibration_seconds_

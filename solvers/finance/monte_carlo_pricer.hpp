@@ -117,6 +117,12 @@ class MonteCarloPricer final : public solvers::Solver {
   std::vector<double> in_sample_price_, in_sample_error_;
   double worst_condition_ = 0, calibration_seconds_ = 0;
   std::string early_exercise_report() const;
+  // The in-sample estimate of the product as priced: the rules' in-sample prices weighted as their path values are,
+  // its standard error the weighted sum of theirs (an upper bound: the rules share their calibration paths).
+  struct InSample {
+    double price = 0, standard_error = 0;
+  };
+  InSample in_sample() const;
   Kokkos::View<const Payoff*> payoffs_;
   SampleValues values_;
   ChunkSums chunk_sums_;
