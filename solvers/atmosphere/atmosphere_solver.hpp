@@ -16,43 +16,14 @@
 #include "mesh/decomposition.hpp"
 #include "mesh/field.hpp"
 #include "mesh/halo_exchange.hpp"
+#include "solvers/atmosphere/atmosphere_deck.hpp"
 #include "solvers/atmosphere/euler_flux.hpp"
 #include "solvers/atmosphere/hydrostatic_background.hpp"
 #include "solvers/solver.hpp"
 
 namespace meridian::atmosphere {
 
-enum class Case { rest, thermal, colliding_thermals, density_current, gravity_wave, linear_gravity_wave };
-
-struct Settings {
-  mesh::GridSpec grid;
-  Case initial = Case::thermal;
-  Profile profile;
-  double width = 2.0e4, depth = 2.0e4, height = 1.0e4;  // m along x, y (3-D) and z
-  double wind = 0;                        // m/s, uniform background u
-  double courant = 1.0;                   // acoustic, per direction
-  double fixed_dt = 0;                    // s; 0: from courant
-  double hyperviscosity = 0.05;           // miniWeather's beta
-  double viscosity = 0, diffusivity = 0;  // m^2/s
-  double rayleigh_depth = 0, rayleigh_rate = 0;  // m below the lid, 1/s at the lid
-  bool side_walls = false;                // in x, and in y in 3-D
-  bool unsplit = false;                   // every direction in every RK3 stage
-  bool fifth_order = false;               // WRF's 5th-order upwind advection, 6th-order centred acoustics
-  bool one_sided_walls = false;           // the 2nd-order closure at the walls instead of halo copies
-};
-
-void declare_keys(io::Schema& schema);
-void validate(const io::Deck& deck, MPI_Comm comm);
 std::unique_ptr<solvers::Solver> build(const io::Deck& deck, MPI_Comm comm);
-
-// Largest acoustic Courant number of one directional RK3 sweep with the 4th-order interpolation (or the
-// 6th-order centred acoustics of the 5th-order scheme) and miniWeather's hyperviscosity `beta`: the von
-// Neumann limit of the linear sweep. 4th order: 1.262 without hyperviscosity (RK3 on the imaginary axis
-// reaches sqrt(3); the interpolation's largest wavenumber response is max (8 sin k - sin 2k) / 6 = 1.372),
-// 1.345 at beta = 0.05.
-double acoustic_courant_limit(double beta, bool fifth_order = false);
-
-using BackgroundView = Kokkos::View<BackgroundPoint*>;
 
 class AtmosphereSolver final : public solvers::Solver {
  public:

@@ -35,4 +35,6 @@ struct DiscreteBackground {
 };
 DiscreteBackground discretise(const Profile& profile, double dz, long first_cell, long cells);
 
+using BackgroundView = Kokkos::View<BackgroundPoint*>;
+
 }  // namespace meridian::atmosphere

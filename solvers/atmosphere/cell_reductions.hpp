@@ -1,0 +1,23 @@
+#pragma once
+// Reductions over this rank's interior cells: the fastest signal, for the time step, and the sums and
+// extrema the diagnostics report.
+#include <Kokkos_Core.hpp>
+
+#include "mesh/field.hpp"
+#include "solvers/atmosphere/dynamics_kernels.hpp"
+
+namespace meridian::atmosphere {
+
+using Spacing = Kokkos::Array<double, 3>;
+
+// Max over cells of (|u_axis| + c) / spacing over the axes, or of its sum over them for the unsplit scheme.
+template <int Dims>
+double max_signal_rate(const Block& b, const mesh::Field& q, const BackgroundView& cells, const Spacing& spacing,
+                       bool unsplit);
+
+// Sums of mass and energy, and maxima of |w|, -theta' and theta', over this rank's cells.
+template <int Dims>
+void local_diagnostics(const Block& b, const mesh::Field& q, const BackgroundView& cells, double dz, double volume,
+                       long z_offset, double sums[2], double maxima[3]);
+
+}  // namespace meridian::atmosphere
