@@ -1,0 +1,104 @@
+// Moist air (solvers/atmosphere/moist_thermodynamics.hpp): Bolton's saturation vapour pressure and the latent
+// heat against tabulated values, theta_e of dry air is theta, and the saturation adjustment, run in a kernel over
+// a sweep of states, keeps total water to round-off and theta_e to 1e-12, leaves no supersaturation beyond 1e-10
+// and no negative cloud, heats by (L_v - R_v T) / c_v per unit condensed (constant volume), and leaves clear air
+// below saturation alone to the bit.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+
+#include "parallel/device_memory.hpp"
+#include "solvers/atmosphere/moist_thermodynamics.hpp"
+
+using namespace meridian;
+using namespace meridian::atmosphere;
+
+namespace {
+
+TEST(MoistThermodynamics, BoltonAndKirchhoff) {
+  // Bolton's formula is 611.2 Pa at 0 C by construction; the Smithsonian tables give 2339 Pa at 20 C and 4246 Pa
+  // at 30 C over water (Bolton quotes his formula within 0.1% from -30 to 35 C).
+  EXPECT_DOUBLE_EQ(moist::saturation_vapour_pressure(273.15), 611.2);
+  EXPECT_NEAR(moist::saturation_vapour_pressure(293.15), 2339.0, 0.002 * 2339.0);
+  EXPECT_NEAR(moist::saturation_vapour_pressure(303.15), 4246.0, 0.002 * 4246.0);
+  EXPECT_DOUBLE_EQ(moist::latent_heat(273.15), 2.501e6);
+  EXPECT_NEAR(moist::latent_heat(300.0), 2.501e6 - 2320.0 * 26.85, 1e-6);
+}
+
+TEST(MoistThermodynamics, DryThetaEIsTheta) {
+  const double t = 280, p = 8.0e4, rho_d = p / (rd * t);
+  const double theta = t * std::pow(p0 / p, rd / cp);
+  EXPECT_NEAR(std::exp(moist::log_equivalent_potential_temperature(t, rho_d, 0, 0)), theta, 1e-12 * theta);
+}
+
+// A state before and after the adjustment.
+struct Adjusted {
+  double rho_d, t, qv, qc;       // before
+  double t1, qv1, qc1;           // after
+};
+
+// States over temperature (250-310 K) and pressure (50-100 kPa), each at relative humidity from 70% to 130%
+// with no cloud, and with cloud of 0.1-3 g/kg at 90-110%.
+std::vector<Adjusted> adjusted_sweep() {
+  std::vector<Adjusted> states;
+  for (int it = 0; it < 7; ++it)
+    for (int ip = 0; ip < 6; ++ip)
+      for (int ih = 0; ih < 7; ++ih)
+        for (int ic = 0; ic < 3; ++ic) {
+          const double t = 250 + 10 * it, p = 5.0e4 + 1.0e4 * ip, rho_d = p / (rd * t);
+          const double humidity = ic == 0 ? 0.7 + 0.1 * ih : 0.9 + 0.2 * ih / 6;
+          const double qv = humidity * moist::saturation_mixing_ratio(t, rho_d), qc = ic == 0 ? 0.0 : ic == 1 ? 1e-4 : 3e-3;
+          states.push_back({rho_d, t, qv, qc, 0, 0, 0});
+        }
+  Kokkos::View<Adjusted*> on_device("adjusted", states.size());
+  Kokkos::deep_copy(on_device, Kokkos::View<Adjusted*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(states.data(), states.size()));
+  Kokkos::parallel_for("test::adjust", Kokkos::RangePolicy<>(0, static_cast<long>(states.size())), KOKKOS_LAMBDA(const long n) {
+    Adjusted& s = on_device(n);
+    s.t1 = s.t, s.qv1 = s.qv, s.qc1 = s.qc;
+    moist::adjust_to_saturation(s.rho_d, s.t1, s.qv1, s.qc1);
+  });
+  Kokkos::deep_copy(Kokkos::View<Adjusted*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(states.data(), states.size()), on_device);
+  return states;
+}
+
+TEST(MoistThermodynamics, SaturationAdjustment) {
+  int condensed = 0, evaporated = 0, all_evaporated = 0, untouched = 0;
+  for (const Adjusted& s : adjusted_sweep()) {
+    const double rt = s.qv + s.qc, qs = moist::saturation_mixing_ratio(s.t1, s.rho_d);
+    const double before = moist::log_equivalent_potential_temperature(s.t, s.rho_d, s.qv, rt);
+    const double after = moist::log_equivalent_potential_temperature(s.t1, s.rho_d, s.qv1, s.qv1 + s.qc1);
+    EXPECT_GE(s.qc1, 0.0);
+    EXPECT_NEAR(s.qv1 + s.qc1, rt, 4e-16 * rt);
+    EXPECT_NEAR(std::exp(after - before), 1.0, 1e-12) << s.t << " K, q_v " << s.qv << ", q_c " << s.qc;
+    if (s.qc1 > 0) {
+      EXPECT_NEAR(s.qv1, qs, 1e-10 * qs);
+    } else {
+      EXPECT_LE(s.qv1, qs * (1 + 1e-10));
+    }
+    const double condensate = s.qc1 - s.qc;
+    if (s.qc == 0 && s.qv <= moist::saturation_mixing_ratio(s.t, s.rho_d)) {
+      ++untouched;
+      EXPECT_EQ(s.t1, s.t);
+      EXPECT_EQ(s.qv1, s.qv);
+      EXPECT_EQ(s.qc1, s.qc);
+      continue;
+    }
+    // Keeping theta_e at constant volume keeps the internal energy to first order: condensing dq_c releases
+    // (L_v - R_v T) dq_c into the mixture's c_v = c_vd + c_vv q_v + c_l q_c (d ln theta_e / dT at fixed q_v times
+    // c_pt T is that c_v, with Clausius-Clapeyron for Bolton's slope).
+    const double mixture = cp - rd + (moist::cpv - moist::rv) * s.qv1 + moist::cl * s.qc1;
+    const double heating = (moist::latent_heat(s.t1) - moist::rv * s.t1) * condensate / mixture;
+    EXPECT_NEAR(s.t1 - s.t, heating, 0.02 * std::fabs(heating) + 1e-9) << s.t << " K, q_v " << s.qv << ", q_c " << s.qc;
+    condensed += condensate > 0;
+    evaporated += condensate < 0 && s.qc1 > 0;
+    all_evaporated += s.qc > 0 && s.qc1 == 0;
+  }
+  // The sweep reaches every branch.
+  EXPECT_GT(condensed, 50);
+  EXPECT_GT(evaporated, 20);
+  EXPECT_GT(all_evaporated, 20);
+  EXPECT_GT(untouched, 50);
+}
+
+}  // namespace
