@@ -148,6 +148,46 @@ TEST(AxisTransform, MakhoulGivesFftwsCoefficientsAndEachInverts) {
     }
 }
 
+// Rows whose values lie `inner` apart (an axis of a (z, y, x) block other than x) give the coefficients of the same
+// rows made contiguous, by either method, and invert.
+TEST(AxisTransform, StridedRowsGiveTheContiguousRowsCoefficients) {
+  using direct_poisson::AxisTransform;
+  using direct_poisson::TransformMethod;
+  std::mt19937 random(11);
+  std::uniform_real_distribution<double> value(-1, 1);
+  constexpr long outer = 2, inner = 3, batch = outer * inner;
+  std::vector<TransformMethod> methods{TransformMethod::makhoul};
+  if (parallel::device_memory_is_host) methods.push_back(TransformMethod::fftw_real_to_real);
+  for (AxisKind kind : {kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], AxisKind::dirichlet_nodes})
+    for (int n : {1, 4, 7})
+      for (TransformMethod method : methods) {
+        SCOPED_TRACE(std::string(name_of(kind)) + ", n = " + std::to_string(n));
+        std::vector<double> strided(static_cast<std::size_t>(batch * n)), rows(strided.size());
+        for (long o = 0; o < outer; ++o)
+          for (long s = 0; s < n; ++s)
+            for (long i = 0; i < inner; ++i) {
+              const double v = value(random);
+              strided[static_cast<std::size_t>((o * n + s) * inner + i)] = v;
+              rows[static_cast<std::size_t>((o * inner + i) * n + s)] = v;
+            }
+        const sparse::Vector in = parallel::device_copy("x", strided), along = parallel::device_copy("rows", rows);
+        const sparse::Vector coefficients("c", strided.size()), row_coefficients("rc", rows.size()), back("x'", strided.size());
+        const AxisTransform across(kind, n, batch, 0.1, method, inner), contiguous(kind, n, batch, 0.1, method);
+        across.forward(in, coefficients);
+        contiguous.forward(along, row_coefficients);
+        across.backward(coefficients, back);
+        const std::vector<double> c = parallel::host_copy(coefficients), rc = parallel::host_copy(row_coefficients);
+        const std::vector<double> again = parallel::host_copy(back);
+        for (long o = 0; o < outer; ++o)
+          for (long s = 0; s < n; ++s)
+            for (long i = 0; i < inner; ++i) {
+              const auto at = static_cast<std::size_t>((o * n + s) * inner + i);
+              EXPECT_NEAR(c[at], rc[static_cast<std::size_t>((o * inner + i) * n + s)], 1e-13 * n);
+              EXPECT_NEAR(again[at], across.normalisation() * strided[at], 1e-13 * n);
+            }
+      }
+}
+
 TEST(DirectPoisson, BackwardErrorIsRoundOffForEveryFacePairIn2d) {
   for (const AxisKind x : kinds)
     for (const AxisKind y : kinds) {

@@ -51,10 +51,10 @@ FftwPair fftw_pair(AxisKind kind) {
   return {RealKind::r2hc, RealKind::hc2r};
 }
 
-// Element p (0 <= p < m) of the sequence whose DCT-II Makhoul's form takes: x, or its reflection to 2n, times
-// (-1)^p for the alternating kinds.
-KOKKOS_INLINE_FUNCTION double extended(AxisKind kind, const double* row, int n, int p) {
-  double value = p < n ? row[p] : row[2 * n - 1 - p];
+// Element p (0 <= p < m) of the sequence whose DCT-II Makhoul's form takes: x (its values `inner` apart), or its
+// reflection to 2n, times (-1)^p for the alternating kinds.
+KOKKOS_INLINE_FUNCTION double extended(AxisKind kind, const double* row, long inner, int n, int p) {
+  double value = p < n ? row[p * inner] : row[(2 * n - 1 - p) * inner];
   if (p >= n && kind == AxisKind::neumann_dirichlet) value = -value;
   return alternating(kind) && (p % 2) ? -value : value;
 }
@@ -73,11 +73,14 @@ void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos
                      const Kokkos::View<double*>& out) {
   const AxisKind kind = rows.kind;
   const int n = rows.n, m = rows.m, half = rows.m / 2 + 1;
+  const long inner = rows.layout.inner;
+  const RowLayout layout = rows.layout;
   const auto real = rows.real, spectrum = rows.spectrum, twiddles = rows.forward_twiddles;
   parallel::for_each("direct_poisson::forward_permute", parallel::Plane{{0, 0}, {rows.batch, m}},
                      KOKKOS_LAMBDA(const long b, const long q) {
-                       const double* row = in.data() + b * n;
-                       real(b * m + q) = kind == AxisKind::periodic ? row[q] : extended(kind, row, n, permuted(m, static_cast<int>(q)));
+                       const double* row = in.data() + layout.at(b, 0);
+                       real(b * m + q) = kind == AxisKind::periodic ? row[q * inner]
+                                                                    : extended(kind, row, inner, n, permuted(m, static_cast<int>(q)));
                      });
   {
     timing::ScopedTimer timer("direct poisson fft");
@@ -96,7 +99,7 @@ void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos
                          const double im = j < half ? v[2 * j + 1] : -v[2 * (m - j) + 1];
                          coefficient = re * twiddles(2 * s) + im * twiddles(2 * s + 1);
                        }
-                       out(b * n + s) = coefficient;
+                       out(layout.at(b, s)) = coefficient;
                      });
 }
 
@@ -106,18 +109,20 @@ void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos
 void sine_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos::View<double*>& in,
                   const Kokkos::View<double*>& out) {
   const int n = rows.n, m = rows.m, half = rows.m / 2 + 1;
+  const long inner = rows.layout.inner;
+  const RowLayout layout = rows.layout;
   const auto real = rows.real, spectrum = rows.spectrum;
   parallel::for_each("direct_poisson::sine_extend", parallel::Plane{{0, 0}, {rows.batch, m}},
                      KOKKOS_LAMBDA(const long b, const long p) {
-                       const double* row = in.data() + b * n;
-                       real(b * m + p) = p == 0 || p == n + 1 ? 0.0 : p <= n ? row[p - 1] : -row[m - 1 - p];
+                       const double* row = in.data() + layout.at(b, 0);
+                       real(b * m + p) = p == 0 || p == n + 1 ? 0.0 : p <= n ? row[(p - 1) * inner] : -row[(m - 1 - p) * inner];
                      });
   {
     timing::ScopedTimer timer("direct poisson fft");
     r2c.execute(real.data(), spectrum.data());
   }
   parallel::for_each("direct_poisson::sine_coefficients", parallel::Plane{{0, 0}, {rows.batch, n}},
-                     KOKKOS_LAMBDA(const long b, const long s) { out(b * n + s) = -spectrum(2 * (b * half + s + 1) + 1); });
+                     KOKKOS_LAMBDA(const long b, const long s) { out(layout.at(b, s)) = -spectrum(2 * (b * half + s + 1) + 1); });
 }
 
 // Its inverse, unnormalised: twiddle into `spectrum`, inverse FFT into `real`, permute into `out`.
@@ -125,14 +130,17 @@ void backward_makhoul(const Makhoul& rows, const fft::LocalFFT& c2r, const Kokko
                       const Kokkos::View<double*>& out) {
   const AxisKind kind = rows.kind;
   const int n = rows.n, m = rows.m, half = rows.m / 2 + 1;
+  const long inner = rows.layout.inner;
+  const RowLayout layout = rows.layout;
   const auto real = rows.real, spectrum = rows.spectrum, twiddles = rows.backward_twiddles;
   parallel::for_each("direct_poisson::backward_twiddle", parallel::Plane{{0, 0}, {rows.batch, half}},
                      KOKKOS_LAMBDA(const long b, const long k) {
-                       const double* c = in.data() + b * n;
+                       const double* row = in.data() + layout.at(b, 0);
+                       const auto c = [&](long s) { return row[s * inner]; };
                        double* v = spectrum.data() + 2 * b * half;
                        if (kind == AxisKind::periodic) {
-                         v[2 * k] = c[k];
-                         v[2 * k + 1] = k > 0 && 2 * k < n ? c[n - k] : 0.0;
+                         v[2 * k] = c(k);
+                         v[2 * k + 1] = k > 0 && 2 * k < n ? c(n - k) : 0.0;
                          return;
                        }
                        // The DCT-II coefficient j of the length-m sequence, doubled as FFTW's are: the slot
@@ -141,7 +149,7 @@ void backward_makhoul(const Makhoul& rows, const fft::LocalFFT& c2r, const Kokko
                        const auto dct = [&](long j) {
                          if (j >= m || (m != n && j % 2 == 0)) return 0.0;
                          const long q = m == n ? j : (j - 1) / 2;
-                         return c[alternating(kind) ? n - 1 - q : q];
+                         return c(alternating(kind) ? n - 1 - q : q);
                        };
                        const double a = dct(k), bb = dct(m - k);
                        const double cs = twiddles(2 * k), sn = twiddles(2 * k + 1);
@@ -162,7 +170,7 @@ void backward_makhoul(const Makhoul& rows, const fft::LocalFFT& c2r, const Kokko
                          value = real(b * m + q);
                          if (alternating(kind) && (p % 2)) value = -value;
                        }
-                       out(b * n + p) = value;
+                       out(layout.at(b, p)) = value;
                      });
 }
 
@@ -176,11 +184,12 @@ AxisKind axis_kind(bool periodic, sparse::FaceCondition lower, sparse::FaceCondi
   return upper == FaceCondition::zero_gradient ? AxisKind::dirichlet_neumann : AxisKind::dirichlet_dirichlet;
 }
 
-AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, TransformMethod method)
+AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, TransformMethod method, long inner)
     : kind_(kind), method_(method), n_(n), m_(fft_length(kind, n)) {
-  if (n < 1 || batch < 1 || !(spacing > 0))
-    throw std::invalid_argument("AxisTransform: needs n >= 1, batch >= 1 and spacing > 0 (got " + std::to_string(n) +
-                                ", " + std::to_string(batch) + ", " + std::to_string(spacing) + ")");
+  if (n < 1 || batch < 1 || !(spacing > 0) || inner < 1 || batch % inner != 0)
+    throw std::invalid_argument("AxisTransform: needs n >= 1, batch >= 1 a multiple of inner >= 1 and spacing > 0 (got " +
+                                std::to_string(n) + ", " + std::to_string(batch) + ", " + std::to_string(inner) + ", " +
+                                std::to_string(spacing) + ")");
   std::vector<double> lambda(static_cast<std::size_t>(n));
   for (int s = 0; s < n; ++s) lambda[s] = (2 - 2 * std::cos(theta(kind, n, s))) / (spacing * spacing);
   eigenvalues_ = parallel::device_copy("direct_poisson::eigenvalues", lambda);
@@ -188,12 +197,12 @@ AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, T
     if (!parallel::device_memory_is_host)
       throw std::invalid_argument("AxisTransform: FFTW's real-to-real kinds need the data in host memory");
     const FftwPair kinds = fftw_pair(kind);
-    to_coefficients_ = fft::RealToRealRows(kinds.forward, n, static_cast<int>(batch));
-    from_coefficients_ = fft::RealToRealRows(kinds.backward, n, static_cast<int>(batch));
+    to_coefficients_ = fft::RealToRealRows(kinds.forward, n, static_cast<int>(batch), static_cast<int>(inner));
+    from_coefficients_ = fft::RealToRealRows(kinds.backward, n, static_cast<int>(batch), static_cast<int>(inner));
     return;
   }
   r2c_ = fft::LocalFFT(fft::Transform::real_to_complex, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
-  makhoul_ = {kind, n, m_, batch, Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m_)),
+  makhoul_ = {kind, n, m_, batch, {n, inner}, Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m_)),
               Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * (m_ / 2 + 1))),
               {}, {}};
   if (kind == AxisKind::dirichlet_nodes) return;  // its own inverse: one r2c, no twiddles

@@ -1,6 +1,8 @@
 #pragma once
 // The transform that diagonalises the cell-centred second-difference operator along one axis, for each pair of
-// face conditions, applied to rows of a batch (each row contiguous). Its coefficients are real for every pair,
+// face conditions, applied to the rows of a batch where they lie: a row's values `inner` apart (1: contiguous),
+// row b from (b / inner) n inner + b % inner, so a block in (z, y, x) order is transformed along any of its axes
+// without being transposed first. Its coefficients are real for every pair,
 // periodic included, so that the whole direct solve stays in real arithmetic. Slot s of a row holds FFTW's
 // real-to-real coefficient s (unnormalised, FFTW's definitions):
 //   periodic                        R2HC (r0, r1, ..., r_n/2, i_(n+1)/2-1, ..., i1)   theta = 2 pi k / n, k = s or n - s
@@ -40,22 +42,30 @@ enum class TransformMethod { fftw_real_to_real, makhoul };
 inline constexpr TransformMethod default_transform_method =
     parallel::device_memory_is_host ? TransformMethod::fftw_real_to_real : TransformMethod::makhoul;
 
+// Where the rows of a batch lie: value s of row b at (b / inner) n inner + b % inner + s inner.
+struct RowLayout {
+  long n = 0, inner = 1;
+  KOKKOS_INLINE_FUNCTION long at(long b, long s) const { return (b / inner) * n * inner + b % inner + s * inner; }
+};
+
 // Makhoul's form of a transform: its rows, its FFT's input and output rows (made once) and its twiddles.
 struct Makhoul {
   AxisKind kind = AxisKind::periodic;
   int n = 0, m = 0;  // row length, FFT length (n; 2n for the fourth kinds; 2 (n + 1) for the DST-I)
   long batch = 0;
+  RowLayout layout;
   Kokkos::View<double*> real, spectrum, forward_twiddles, backward_twiddles;
 };
 
 class AxisTransform {
  public:
   AxisTransform() = default;
-  // `batch` rows of n values; spacing h of the axis. fftw_real_to_real needs host memory.
+  // `batch` rows of n values `inner` apart (batch a multiple of inner); spacing h of the axis. fftw_real_to_real
+  // needs host memory.
   AxisTransform(AxisKind kind, int n, long batch, double spacing,
-                TransformMethod method = default_transform_method);
+                TransformMethod method = default_transform_method, long inner = 1);
 
-  // Row by row, from `in` to `out` (each batch x n values, rows contiguous); in and out may be the same view.
+  // Row by row, from `in` to `out` (each batch x n values, rows as laid out); in and out may be the same view.
   void forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
   // The inverse of forward, unnormalised as FFTW's: backward(forward(x)) = normalisation() x.
   void backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;

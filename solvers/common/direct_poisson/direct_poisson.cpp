@@ -54,16 +54,6 @@ Box mesh_block(const mesh::Decomposition& decomp) {
   return mine;
 }
 
-// The order that makes `contiguous` the fastest axis, keeping the other two in (z, y, x) order.
-std::array<int, 3> order_ending_with(int contiguous) {
-  std::array<int, 3> order{};
-  int d = 0;
-  for (int axis = 0; axis < 3; ++axis)
-    if (axis != contiguous) order[d++] = axis;
-  order[2] = contiguous;
-  return order;
-}
-
 // Every value transformed along all three axes: times `scale`, divided by its eigenvalue plus `shift`; the zero
 // mode of the singular operator (the mean: the solution's is zero) becomes 0.
 void divide(const Kokkos::View<double*>& values, const Kokkos::View<double*>& eigenvalues, double shift, double scale) {
@@ -130,11 +120,11 @@ DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::Mes
   for (std::size_t s = 0; s < wholes.size(); ++s) {
     const int whole = wholes[s];
     const bool transformed = whole != last || last_axis_transformed_;
+    // Every pencil in (z, y, x) order, as the mesh's blocks: a transform strides along its axis where the values
+    // lie, so a stage whose box is its predecessor's moves nothing (one rank: none does; transposing to make the
+    // axis contiguous cost more than the strided transform saves).
     std::vector<BlockLayout> after(before.size());
-    for (int r = 0; r < ranks; ++r) {
-      after[r].box = pencil_box(cells, whole, processes, r);
-      after[r].order = transformed ? order_ending_with(whole) : std::array<int, 3>{0, 1, 2};
-    }
+    for (int r = 0; r < ranks; ++r) after[r].box = pencil_box(cells, whole, processes, r), after[r].order = {0, 1, 2};
     forward_.emplace_back(comm, before, after, path);
     backward_.emplace_back(comm, after, before, path);
     // A stage whose values sit where its predecessor's do works in its predecessor's array (the first stage
@@ -144,9 +134,11 @@ DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::Mes
                 in_place ? stages_.back().values : Kokkos::View<double*>("direct_poisson::pencil", after[rank].box.size()),
                 {}};
     const Box& box = stage.layout.box;
+    long inner = 1;  // the values between two of a row's: the counts of the axes after the whole one
+    for (int axis = whole + 1; axis < 3; ++axis) inner *= box.count[axis];
     if (transformed)
       stage.transform = AxisTransform(grid.kinds[whole], static_cast<int>(cells[whole]), box.size() / box.count[whole],
-                                      grid.spacing[whole]);
+                                      grid.spacing[whole], default_transform_method, inner);
     stages_.push_back(std::move(stage));
     before = std::move(after);
   }

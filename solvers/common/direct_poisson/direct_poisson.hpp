@@ -9,8 +9,9 @@
 //
 // The right-hand side and the solution stay on mesh/'s blocks (row order, x fastest); the solver moves them to
 // x-pencils, y-pencils and last-axis pencils and back itself (pencil_reshape.hpp), on a process grid of its own
-// (p1 x p2 = the ranks; 2-D: 1 x ranks); where a step leaves every value in place (one rank, or blocks that
-// are already pencils) it moves nothing. With no face holding p = 0 the operator is singular (the constants):
+// (p1 x p2 = the ranks; 2-D: 1 x ranks), every pencil in the blocks' (z, y, x) order with the transforms striding
+// along their axis; where a step leaves every value in place (one rank; the x- and y-pencils where p2 = 1; blocks
+// that are already pencils) it moves nothing. With no face holding p = 0 the operator is singular (the constants):
 // the solution returned has zero mean, as sparse::ConjugateGradient returns it (mode_systems.hpp says how).
 #include <memory>
 #include <vector>
@@ -60,7 +61,7 @@ class DirectPoisson {
   struct Stage {
     BlockLayout layout;
     Kokkos::View<double*> values;
-    AxisTransform transform;  // along the stage's contiguous axis; none (length 0) for the solve stage
+    AxisTransform transform;  // along the stage's whole axis; none (length 0) for the solve stage
   };
   static SeparableGrid poisson_grid(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem);
   void solve_last_axis(double shift, double scale);

@@ -47,9 +47,16 @@ fftw_r2r_kind fftw_kind(RealKind kind) {
 
 }  // namespace
 
-RealToRealRows::RealToRealRows(RealKind kind, int n, int batch) : plans_(std::make_unique<Plans>()) {
+RealToRealRows::RealToRealRows(RealKind kind, int n, int batch, int inner) : plans_(std::make_unique<Plans>()) {
+  if (inner < 1 || batch % inner != 0)
+    throw std::invalid_argument("RealToRealRows: " + std::to_string(batch) + " rows are not whole groups of " +
+                                std::to_string(inner));
   count_backend_allocation();
   const fftw_r2r_kind fftw = fftw_kind(kind);
+  // FFTW's guru interface: the transform along a dimension of stride `inner`, over the groups of rows (n inner
+  // apart) and the rows of a group (adjacent).
+  const fftw_iodim along{n, inner, inner};
+  const fftw_iodim over[2] = {{batch / inner, n * inner, n * inner}, {inner, 1, 1}};
   const std::size_t values = static_cast<std::size_t>(n) * static_cast<std::size_t>(batch);
   double* in = fftw_alloc_real(values);
   double* out = fftw_alloc_real(values);
@@ -58,7 +65,7 @@ RealToRealRows::RealToRealRows(RealKind kind, int n, int batch) : plans_(std::ma
     for (int in_place = 0; in_place < 2; ++in_place)
       for (int unaligned = 0; unaligned < 2; ++unaligned)
         plans_->plan[in_place][unaligned] =
-            fftw_plan_many_r2r(1, &n, batch, in, nullptr, 1, n, in_place ? in : out, nullptr, 1, n, &fftw,
+            fftw_plan_guru_r2r(1, &along, 2, over, in, in_place ? in : out, &fftw,
                                FFTW_ESTIMATE | FFTW_PRESERVE_INPUT | (unaligned ? FFTW_UNALIGNED : 0U));
   }
   fftw_free(in);

@@ -16,8 +16,10 @@ enum class RealKind { r2hc, hc2r, redft10, redft01, rodft10, rodft01, redft11, r
 
 class RealToRealRows {
  public:
-  // `batch` rows of n doubles, each transformed by `kind`, unnormalised.
-  RealToRealRows(RealKind kind, int n, int batch);
+  // `batch` rows of n doubles, each transformed by `kind`, unnormalised. A row's values lie `inner` apart: row b
+  // starts at (b / inner) n inner + b % inner (inner = 1: contiguous rows; batch a multiple of inner), so an axis
+  // of a block in (z, y, x) order is transformed where it lies, without a transpose.
+  RealToRealRows(RealKind kind, int n, int batch, int inner = 1);
   RealToRealRows();  // no plan yet; one is moved in before use
   ~RealToRealRows();
   RealToRealRows(RealToRealRows&&) noexcept;
