@@ -12,45 +12,40 @@
 source "$(dirname "$0")/common.sh"
 [ -x "${QUANTLIB_BERMUDAN:-}" ] || fail "no bench/quantlib_bermudan (QUANTLIB_BERMUDAN): QuantLib is not installed"
 deck="$SOURCE_DIR/configs/finance/bermudan_put.toml"
+# priced ROW SETTINGS...: the deck at CI-sized path counts with SETTINGS, its price and error appended to ROW.
+priced() {
+  local row=$1
+  shift
+  meridian_on 1 run "$deck" "$@" --set finance.paths=65536 --set finance.calibration_paths=32768 \
+    --set finance.block_size=4096 --set finance.blocks_per_step=16 --set run.write_state=false \
+    --set run.output_interval=0 --set run.progress_every=1000 --output "$work/run" > "$work/run.log"
+  read -r price error < <(awk '$1 == "bermudan_put" && NF == 3 { print $2, $3 }' "$work/run.log")
+  echo "$row $price $error" >> "$work/table"
+}
 : > "$work/table"
 for spot in 36 38 40 42 44; do
   for volatility in 0.2 0.4; do
     for maturity in 1 2; do
       reference=$("$QUANTLIB_BERMUDAN" fd put "$spot" 40 0.06 "$volatility" "$maturity" 50 1000 400)
-      meridian_on 1 run "$deck" --set "finance.spot=[$spot.0]" --set "finance.volatility=[$volatility]" \
-        --set "finance.maturity=$maturity.0" --set "finance.steps=$((50 * maturity))" --set finance.paths=65536 \
-        --set finance.calibration_paths=32768 --set finance.block_size=4096 --set finance.blocks_per_step=16 \
-        --set run.write_state=false --set run.output_interval=0 --set run.progress_every=1000 \
-        --output "$work/run" > "$work/run.log"
-      read -r price error < <(awk '$1 == "bermudan_put" && NF == 3 { print $2, $3 }' "$work/run.log")
-      echo "gbm $spot $volatility $maturity $reference $price $error" >> "$work/table"
+      priced "gbm $spot $volatility $maturity $reference" --set "finance.spot=[$spot.0]" \
+        --set "finance.volatility=[$volatility]" --set "finance.maturity=$maturity.0" --set "finance.steps=$((50 * maturity))"
     done
   done
 done
 for spot in 36 44; do
   for volatility in 0.2 0.4; do
     reference=$("$QUANTLIB_BERMUDAN" fd put "$spot" 40 0.06 "$volatility" 1 0 1000 400)
-    meridian_on 1 run "$deck" --set "finance.spot=[$spot.0]" --set "finance.volatility=[$volatility]" \
-      --set finance.steps=200 --set 'finance.exercise_extrapolation="richardson"' --set finance.paths=65536 \
-      --set finance.calibration_paths=32768 --set finance.block_size=4096 --set finance.blocks_per_step=16 \
-      --set run.write_state=false --set run.output_interval=0 --set run.progress_every=1000 \
-      --output "$work/run" > "$work/run.log"
-    read -r price error < <(awk '$1 == "bermudan_put" && NF == 3 { print $2, $3 }' "$work/run.log")
-    echo "american $spot $volatility 1 $reference $price $error" >> "$work/table"
+    priced "american $spot $volatility 1 $reference" --set "finance.spot=[$spot.0]" \
+      --set "finance.volatility=[$volatility]" --set finance.steps=200 --set 'finance.exercise_extrapolation="richardson"'
   done
 done
 heston=(0.1 0.0625 0.25 100 5 0.16 0.9 0.1)  # rate, v0, maturity, dates a year, kappa, theta, sigma, rho
 for spot in 8 9 10 11 12; do
   reference=$("$QUANTLIB_BERMUDAN" fd-heston put "$spot" 10 "${heston[@]}")
-  meridian_on 1 run "$deck" --set finance.model=heston --set "finance.spot=[$spot.0]" --set finance.strike=10.0 \
-    --set finance.rate=0.1 --set finance.heston_v0=0.0625 --set finance.maturity=0.25 \
+  priced "heston $spot v0=.0625 0.25 $reference" --set finance.model=heston --set "finance.spot=[$spot.0]" \
+    --set finance.strike=10.0 --set finance.rate=0.1 --set finance.heston_v0=0.0625 --set finance.maturity=0.25 \
     --set finance.exercise_dates_per_year=100 --set finance.steps=100 --set finance.heston_kappa=5.0 \
-    --set finance.heston_theta=0.16 --set finance.heston_sigma=0.9 --set finance.heston_rho=0.1 \
-    --set finance.paths=65536 --set finance.calibration_paths=32768 --set finance.block_size=4096 \
-    --set finance.blocks_per_step=16 --set run.write_state=false --set run.output_interval=0 \
-    --set run.progress_every=1000 --output "$work/run" > "$work/run.log"
-  read -r price error < <(awk '$1 == "bermudan_put" && NF == 3 { print $2, $3 }' "$work/run.log")
-  echo "heston $spot v0=.0625 0.25 $reference $price $error" >> "$work/table"
+    --set finance.heston_theta=0.16 --set finance.heston_sigma=0.9 --set finance.heston_rho=0.1
 done
 "$MERIDIAN_PYTHON" - "$work/table" <<'PY' || fail "a Bermudan put outside its bound"
 import sys
