@@ -58,21 +58,35 @@ struct SevenDayClock {
   }
 };
 
-// The American option (DATES_PER_YEAR 0) on the calendar's clock, the maturity a whole number of days of a 365-day
-// year (1 and 2 years here): the reference of meridian's Richardson extrapolation.
+// The American option on the calendar's clock, the maturity a whole number of days of a 365-day year (1 and 2
+// years here), with the market's spot and curves: what the FD engine prices for DATES_PER_YEAR 0 (the reference
+// of meridian's Richardson extrapolation) and MCAmericanEngine prices with exercise at every step.
+struct CalendarClock {
+  DayCounter days = Actual365Fixed();
+  Date today{1, January, 2026};
+  Handle<Quote> spot;
+  Handle<YieldTermStructure> rate, dividend;
+  Handle<BlackVolTermStructure> volatility;
+  std::unique_ptr<VanillaOption> option;
+  explicit CalendarClock(const Case& c) {
+    Settings::instance().evaluationDate() = today;
+    option = std::make_unique<VanillaOption>(
+        ext::make_shared<PlainVanillaPayoff>(c.type, c.strike),
+        ext::make_shared<AmericanExercise>(today, today + static_cast<Integer>(std::lround(365 * c.maturity))));
+    spot = Handle<Quote>(ext::make_shared<SimpleQuote>(c.spot));
+    rate = Handle<YieldTermStructure>(ext::make_shared<FlatForward>(today, c.rate, days, Continuous));
+    dividend = Handle<YieldTermStructure>(ext::make_shared<FlatForward>(today, 0.0, days, Continuous));
+    volatility = Handle<BlackVolTermStructure>(ext::make_shared<BlackConstantVol>(today, NullCalendar(), c.volatility, days));
+  }
+  ext::shared_ptr<BlackScholesMertonProcess> process() const {
+    return ext::make_shared<BlackScholesMertonProcess>(spot, dividend, rate, volatility);
+  }
+};
+
 double american_finite_differences(const Case& c, Size time_steps, Size space_steps) {
-  const DayCounter days = Actual365Fixed();
-  const Date today(1, January, 2026);
-  Settings::instance().evaluationDate() = today;
-  VanillaOption option(ext::make_shared<PlainVanillaPayoff>(c.type, c.strike),
-                       ext::make_shared<AmericanExercise>(today, today + static_cast<Integer>(std::lround(365 * c.maturity))));
-  const Handle<Quote> s(ext::make_shared<SimpleQuote>(c.spot));
-  const Handle<YieldTermStructure> r(ext::make_shared<FlatForward>(today, c.rate, days, Continuous));
-  const Handle<YieldTermStructure> q(ext::make_shared<FlatForward>(today, 0.0, days, Continuous));
-  const Handle<BlackVolTermStructure> v(ext::make_shared<BlackConstantVol>(today, NullCalendar(), c.volatility, days));
-  option.setPricingEngine(ext::make_shared<FdBlackScholesVanillaEngine>(
-      ext::make_shared<BlackScholesMertonProcess>(s, q, r, v), time_steps, space_steps));
-  return option.NPV();
+  CalendarClock clock(c);
+  clock.option->setPricingEngine(ext::make_shared<FdBlackScholesVanillaEngine>(clock.process(), time_steps, space_steps));
+  return clock.option->NPV();
 }
 
 double finite_differences(const Case& c, Size time_steps, Size space_steps) {
@@ -100,32 +114,23 @@ double heston_finite_differences(const Case& c, const HestonParameters& h, Size 
   return clock.option->NPV();
 }
 
-// The maturity a whole number of days of a 365-day year (1 and 2 years here), exercise at every time step.
+// Exercise at every one of the time steps: the Bermudan dates.
 void monte_carlo(const Case& c, Size calibration, Size paths, Size order) {
-  const DayCounter days = Actual365Fixed();
-  const Date today(1, January, 2026);
-  Settings::instance().evaluationDate() = today;
-  const Date maturity = today + static_cast<Integer>(std::lround(365 * c.maturity));
-  VanillaOption option(ext::make_shared<PlainVanillaPayoff>(c.type, c.strike),
-                       ext::make_shared<AmericanExercise>(today, maturity));
-  const Handle<Quote> s(ext::make_shared<SimpleQuote>(c.spot));
-  const Handle<YieldTermStructure> r(ext::make_shared<FlatForward>(today, c.rate, days, Continuous));
-  const Handle<YieldTermStructure> q(ext::make_shared<FlatForward>(today, 0.0, days, Continuous));
-  const Handle<BlackVolTermStructure> v(ext::make_shared<BlackConstantVol>(today, NullCalendar(), c.volatility, days));
+  CalendarClock clock(c);
   const Size steps = static_cast<Size>(std::lround(c.per_year * c.maturity));
-  option.setPricingEngine(MakeMCAmericanEngine<PseudoRandom>(ext::make_shared<BlackScholesMertonProcess>(s, q, r, v))
-                              .withSteps(steps)
-                              .withAntitheticVariate(false)
-                              .withControlVariate(false)
-                              .withCalibrationSamples(calibration)
-                              .withSamples(paths)
-                              .withPolynomialOrder(order)
-                              .withBasisSystem(LsmBasisSystem::Monomial)
-                              .withSeed(42));
+  clock.option->setPricingEngine(MakeMCAmericanEngine<PseudoRandom>(clock.process())
+                                     .withSteps(steps)
+                                     .withAntitheticVariate(false)
+                                     .withControlVariate(false)
+                                     .withCalibrationSamples(calibration)
+                                     .withSamples(paths)
+                                     .withPolynomialOrder(order)
+                                     .withBasisSystem(LsmBasisSystem::Monomial)
+                                     .withSeed(42));
   const auto start = std::chrono::steady_clock::now();
-  const double price = option.NPV();
+  const double price = clock.option->NPV();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%.6f %.6f %.3f\n", price, option.errorEstimate(), seconds);
+  std::printf("%.6f %.6f %.3f\n", price, clock.option->errorEstimate(), seconds);
 }
 
 }  // namespace

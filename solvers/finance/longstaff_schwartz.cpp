@@ -103,7 +103,7 @@ void simulate_to_dates(const M& model, const ExerciseRule& rule, const PricerSet
                        const Prices& prices) {
   const auto key = random::key_of(s.seed);
   PathSetup setup = s.path;
-  setup.early_exercise = false, setup.has_barrier = false, setup.volatility = 0;
+  setup.exercise_levels = 0, setup.has_barrier = false, setup.volatility = 0;
   const int steps = s.path.steps, assets = model.assets;
   const Kokkos::View<const int*> date_at_step = rule.date_at_step;
   const long paths = plan.paths();

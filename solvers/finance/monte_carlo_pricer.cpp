@@ -422,7 +422,6 @@ void early_exercise_of(const io::Deck& deck, PricerSettings& s) {
   } catch (const std::invalid_argument& e) {
     deck.fail("finance", "regression_order", e.what());
   }
-  s.path.early_exercise = true;
   s.calibration_paths = deck.integer("finance", "calibration_paths");
   const bool richardson = deck.string("finance", "exercise_extrapolation") == "richardson";
   if (richardson && deck.integer("finance", "exercise_dates_per_year") == 0)
@@ -432,8 +431,7 @@ void early_exercise_of(const io::Deck& deck, PricerSettings& s) {
   // Richardson's weights for an error c1 / N + c2 / N^2.
   const double weights[max_exercise_levels] = {1.0 / 3, -2.0, 8.0 / 3};
   const int levels = richardson ? max_exercise_levels : 1;
-  s.path.exercise_levels = s.terms.exercise_levels = levels;
-  s.exercise_steps.clear();
+  s.path.exercise_levels = levels;
   for (int level = 0; level < levels; ++level) {
     s.exercise_steps.push_back(exercise_steps_of(deck, s, 1L << level));
     rule.dates = static_cast<int>(s.exercise_steps.back().size());
@@ -518,7 +516,7 @@ void require_memory(const io::Deck& deck, const PricerSettings& s, MPI_Comm comm
                           "the sample values of a launch (finance.block_size) and a step's block sums "
                           "(finance.blocks_per_step)",
                           comm);
-  if (!s.path.early_exercise) return;
+  if (s.path.exercise_levels == 0) return;
   // The calibration keeps its paths' prices at every date (regenerating them backwards from the counter-based
   // stream would trade this memory for a simulation a date), with a cash flow each and its chunk sums.
   const std::uint64_t paths = static_cast<std::uint64_t>((s.calibration_paths + s.block_size - 1) / s.block_size) *
@@ -567,7 +565,7 @@ MonteCarloPricer::MonteCarloPricer(PricerSettings settings, MPI_Comm comm)
   counts_.resize(ranks_);
   offsets_.resize(ranks_);
   const auto start = std::chrono::steady_clock::now();
-  for (int level = 0; settings_.path.early_exercise && level < settings_.path.exercise_levels; ++level) {
+  for (int level = 0; level < settings_.path.exercise_levels; ++level) {
     ExerciseRule& rule = settings_.path.exercise[level];
     set_exercise_steps(rule, settings_.exercise_steps[level], settings_.path.steps);
     set_basis_degrees(rule, settings_.basis_degrees);

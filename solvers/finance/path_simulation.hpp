@@ -23,9 +23,9 @@ struct PathSetup {
   // with vega_drift = r - q + sigma^2/2 (zero sigma: no pathwise vega).
   double volatility = 0, vega_drift = 0;
   // Early exercise (a Bermudan product): at each rule's dates before maturity a path not yet exercised under it
-  // checks it. Several rules (levels) run on the same paths where the American price is extrapolated.
-  bool early_exercise = false;
-  int exercise_levels = 1;
+  // checks it. Several rules (levels) run on the same paths where the American price is extrapolated; none
+  // without early exercise.
+  int exercise_levels = 0;
   Kokkos::Array<ExerciseRule, max_exercise_levels> exercise;
 };
 
@@ -211,7 +211,7 @@ KOKKOS_INLINE_FUNCTION void simulate_steps(const TeamMember& team, int lanes, co
       for_each_lane(team, lanes, [&](const int lane) {
         monitor_barrier(model, setup, draws_of(lane, step), step, paths, slot_of(lane));
       });
-    for (int level = 0; setup.early_exercise && level < setup.exercise_levels; ++level) {
+    for (int level = 0; level < setup.exercise_levels; ++level) {
       const ExerciseRule& rule = setup.exercise[level];
       // Dates before maturity only: at maturity the payoff decides.
       const int date = rule.date_at_step(step);

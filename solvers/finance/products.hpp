@@ -46,8 +46,8 @@ struct ProductTerms {
   int assets = 1;
   Kokkos::Array<double, max_assets> basket_weights;
   // A Bermudan's value is sum_l w_l (the path's value under exercise rule l): one rule of weight 1, or the
-  // Richardson weights of the Bermudans with N, 2N and 4N dates, whose combination estimates the American.
-  int exercise_levels = 1;
+  // Richardson weights of the Bermudans with N, 2N and 4N dates, whose combination estimates the American; the
+  // rules not priced weigh 0.
   Kokkos::Array<double, max_exercise_levels> exercise_weights{{1, 0, 0}};
 };
 
@@ -58,7 +58,7 @@ KOKKOS_INLINE_FUNCTION double put(double s, double k) { return s < k ? k - s : 0
 // where the rule exercised, else `held`, weighted as the terms say.
 KOKKOS_INLINE_FUNCTION double early_exercised(const PathRecord& r, const ProductTerms& t, double held) {
   double value = 0;
-  for (int l = 0; l < t.exercise_levels; ++l) value += t.exercise_weights[l] * (r.exercised[l] >= 0 ? r.exercised[l] : held);
+  for (int l = 0; l < max_exercise_levels; ++l) value += t.exercise_weights[l] * (r.exercised[l] >= 0 ? r.exercised[l] : held);
   return value;
 }
 

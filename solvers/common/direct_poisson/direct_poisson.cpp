@@ -124,7 +124,7 @@ DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::Mes
     // lie, so a stage whose box is its predecessor's moves nothing (one rank: none does; transposing to make the
     // axis contiguous cost more than the strided transform saves).
     std::vector<BlockLayout> after(before.size());
-    for (int r = 0; r < ranks; ++r) after[r].box = pencil_box(cells, whole, processes, r), after[r].order = {0, 1, 2};
+    for (int r = 0; r < ranks; ++r) after[r].box = pencil_box(cells, whole, processes, r);
     forward_.emplace_back(comm, before, after, path);
     backward_.emplace_back(comm, after, before, path);
     // A stage whose values sit where its predecessor's do works in its predecessor's array (the first stage
