@@ -33,25 +33,28 @@ SaturatedSounding::SaturatedSounding(double theta_e, double total_water, double 
   }
 }
 
-// Newton's method with a centred difference quotient on ln theta_e(T) at this pressure, from 280 K.
-SaturatedState SaturatedSounding::state_at_pressure(double p) const {
-  const auto state = [&](double t) {
-    const double rho_d = (p - saturation_vapour_pressure(t)) / (rd * t);
-    const double qv = saturation_mixing_ratio(t, rho_d);
-    return SaturatedState{p, t, rho_d, qv, total_water_ - qv};
-  };
-  const auto residual = [&](double t) {
-    const SaturatedState s = state(t);
-    return log_equivalent_potential_temperature(t, s.dry_density, s.vapour, total_water_) - log_theta_e_;
-  };
-  double t = 280;
-  for (int n = 0; n < adjustment_iterations; ++n) {
-    const double h = 1e-4;
-    const double change = residual(t) * 2 * h / (residual(t + h) - residual(t - h));
-    t -= change;
-    if (!(std::abs(change) > 1e-12 * t)) break;
+namespace {
+// The dry density of saturated air at pressure p and temperature t: the partial pressures add up to p.
+KOKKOS_INLINE_FUNCTION double saturated_dry_density(double p, double t) {
+  return (p - saturation_vapour_pressure(t)) / (rd * t);
+}
+
+// ln theta_e of saturated air at pressure p and temperature t, minus the sounding's (a host-device callable, as
+// temperature_root wants).
+struct SaturatedResidual {
+  double p, total_water, log_theta_e;
+  KOKKOS_INLINE_FUNCTION double operator()(double t) const {
+    const double rho_d = saturated_dry_density(p, t);
+    return log_equivalent_potential_temperature(t, rho_d, saturation_mixing_ratio(t, rho_d), total_water) - log_theta_e;
   }
-  return state(t);
+};
+}  // namespace
+
+// The saturated temperature at this pressure: the root of ln theta_e(T) - ln theta_e from 280 K.
+SaturatedState SaturatedSounding::state_at_pressure(double p) const {
+  const double t = temperature_root(SaturatedResidual{p, total_water_, log_theta_e_}, 280.0);
+  const double rho_d = saturated_dry_density(p, t), qv = saturation_mixing_ratio(t, rho_d);
+  return {p, t, rho_d, qv, total_water_ - qv};
 }
 
 double SaturatedSounding::climb(double p, double dz) const {

@@ -45,13 +45,9 @@ KOKKOS_INLINE_FUNCTION double log_equivalent_potential_temperature(double t, dou
 // Newton's iterations the adjustment allows; it needs 3-5 (the derivative is a difference quotient).
 inline constexpr int adjustment_iterations = 40;
 
-// The temperature near `t` where air of dry density rho_d and total water rt, with vapour vapour(T), has
-// ln theta_e = target: Newton's method with a centred difference quotient, to |dT| <= 1e-12 T.
-template <class Vapour>
-KOKKOS_INLINE_FUNCTION double temperature_of(double target, double t, double rho_d, double rt, const Vapour& vapour) {
-  const auto g = [&](double temperature) {
-    return log_equivalent_potential_temperature(temperature, rho_d, vapour(temperature), rt) - target;
-  };
+// The root near `t` of the residual g(T): Newton's method with a centred difference quotient, to |dT| <= 1e-12 T.
+template <class Residual>
+KOKKOS_INLINE_FUNCTION double temperature_root(const Residual& g, double t) {
   for (int n = 0; n < adjustment_iterations; ++n) {
     const double h = 1e-4;
     const double step = g(t) * 2 * h / (g(t + h) - g(t - h));
@@ -59,6 +55,17 @@ KOKKOS_INLINE_FUNCTION double temperature_of(double target, double t, double rho
     if (!(km::fabs(step) > 1e-12 * t)) break;
   }
   return t;
+}
+
+// The temperature near `t` where air of dry density rho_d and total water rt, with vapour vapour(T), has
+// ln theta_e = target: Newton's method with a centred difference quotient, to |dT| <= 1e-12 T.
+template <class Vapour>
+KOKKOS_INLINE_FUNCTION double temperature_of(double target, double t, double rho_d, double rt, const Vapour& vapour) {
+  return temperature_root(
+      [&](double temperature) {
+        return log_equivalent_potential_temperature(temperature, rho_d, vapour(temperature), rt) - target;
+      },
+      t);
 }
 
 // Saturation adjustment at constant dry density, keeping r_t = q_v + q_c and theta_e: supersaturated air condenses
