@@ -1,6 +1,9 @@
 #include "solvers/atmosphere/atmosphere_cases.hpp"
 
+#include <algorithm>
 #include <cmath>
+
+#include "solvers/atmosphere/moist_thermodynamics.hpp"
 
 namespace meridian::atmosphere {
 
@@ -19,11 +22,12 @@ double ellipse_cosine(const Point& p, double amplitude, const Point& centre, con
 
 double theta_perturbation(const Settings& s, const Point& p, bool& constant_pressure) {
   constant_pressure = s.initial == Case::density_current || s.initial == Case::gravity_wave ||
-                      s.initial == Case::linear_gravity_wave;
+                      s.initial == Case::linear_gravity_wave || s.initial == Case::bryan_fritsch;
   const double xc = s.width / 2, yc = s.depth / 2;
   switch (s.initial) {
     case Case::rest: return 0;
     case Case::thermal: return ellipse_cosine(p, 3, {xc, yc, 2000}, {2000, 2000, 2000});
+    case Case::bryan_fritsch: return ellipse_cosine(p, 2, {xc, yc, 2000}, {2000, 2000, 2000});
     case Case::colliding_thermals:
       return ellipse_cosine(p, 20, {xc, yc, 2000}, {2000, 2000, 2000}) +
              ellipse_cosine(p, -20, {xc, yc, 8000}, {2000, 2000, 2000});
@@ -41,6 +45,32 @@ double theta_perturbation(const Settings& s, const Point& p, bool& constant_pres
     }
   }
   return 0;
+}
+
+namespace {
+// theta_rho of saturated air with total water r_t at pressure p and temperature t (its dry density from the
+// partial pressures), minus a target: a host-device callable, as temperature_root wants.
+struct SaturatedThetaRhoResidual {
+  double p, total_water, target;
+  KOKKOS_INLINE_FUNCTION double operator()(double t) const {
+    const double rho_d = (p - moist::saturation_vapour_pressure(t)) / (rd * t);
+    const double qv = moist::saturation_mixing_ratio(t, rho_d);
+    return t * km::exp(rd / cp * km::log(p0 / p)) * (1 + qv * moist::rv / rd) / (1 + total_water) - target;
+  }
+};
+}  // namespace
+
+WaterPerturbation saturated_bubble(const moist::SaturatedSounding& sounding, double total_water, double theta_ratio,
+                                   double z) {
+  const moist::SaturatedState base = sounding.at(z);
+  const double p = base.pressure, exner = std::pow(p / p0, rd / cp);
+  const double theta_rho = base.temperature / exner * (1 + base.vapour * moist::rv / rd) / (1 + total_water);
+  const double t = moist::temperature_root(SaturatedThetaRhoResidual{p, total_water, theta_rho * theta_ratio},
+                                           base.temperature);
+  const double rho_d = (p - moist::saturation_vapour_pressure(t)) / (rd * t);
+  const double qv = std::min(moist::saturation_mixing_ratio(t, rho_d), total_water);
+  return {(rho_d - base.dry_density) * (1 + total_water), rho_d * qv - base.dry_density * base.vapour,
+          rho_d * (total_water - qv) - base.dry_density * base.cloud};
 }
 
 double coldest_perturbation(Case c) {

@@ -5,9 +5,11 @@
 #include <complex>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "solvers/atmosphere/atmosphere_cases.hpp"
+#include "solvers/atmosphere/water_transport.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/memory_budget.hpp"
 
@@ -28,8 +30,12 @@ void declare_keys(io::Schema& schema) {
               "surface_theta), pressure unperturbed, on an isothermal background: one vertical mode of the "
               "linearised compressible equations, whose solution is known exactly. In 3-D each bubble is centred "
               "at y = depth/2 with its x radius along y (a sphere of radius 2 km for the thermals); the gravity "
-              "waves do not depend on y",
-              {"rest", "thermal", "colliding_thermals", "density_current", "gravity_wave", "linear_gravity_wave"}});
+              "waves do not depend on y; bryan_fritsch: Bryan & Fritsch's (2002) bubble, theta' = 2 K cos^2 of "
+              "radius 2 km at (width/2, 2 km), pressure unperturbed (the dry twin); with moisture.water = "
+              "\"saturated_neutral\" their moist bubble, theta_rho = theta_rho0 (1 + theta' / 300 K), saturated, "
+              "r_t unchanged, pressure unperturbed, so its initial buoyancy is the dry twin's",
+              {"rest", "thermal", "colliding_thermals", "density_current", "gravity_wave", "linear_gravity_wave",
+               "bryan_fritsch"}});
   schema.add({s, "width", KeyType::real, 2.0e4, "m", "domain length along x", {}, 0, 1e8, true});
   schema.add({s, "depth", KeyType::real, 2.0e4, "m", "domain length along y (3-D only: mesh.dimensions = 3)", {}, 0,
               1e8, true});
@@ -92,6 +98,33 @@ void declare_keys(io::Schema& schema) {
               "boundaries at x = 0 and x = width (and y = 0 and y = depth in 3-D): periodic, or free-slip walls (the "
               "ground and the lid always are)",
               {"periodic", "wall"}});
+  declare_moisture_keys(schema);
+}
+
+void declare_moisture_keys(io::Schema& schema) {
+  using io::KeyType;
+  const std::string m = "moisture";
+  schema.add({m, "water", KeyType::string, std::string("none"), "",
+              "water carried by the air (vapour and cloud, as partial densities; the dynamics' density is then the "
+              "whole air's and its rho theta is rho theta_rho = rho_d theta_m, p = c0 (rho theta_rho)^gamma with the "
+              "dry gamma as WRF v4). none: the dry core; uniform_vapour: the mixing ratio `vapour` everywhere on the "
+              "dry background (its density read as the whole air's, its theta as theta_rho); saturated_neutral: "
+              "Bryan & Fritsch's (2002) saturated neutral state of constant theta_e and total water, hydrostatic "
+              "with the whole density from surface_pressure (the atmosphere's background keys are then unused)",
+              {"none", "uniform_vapour", "saturated_neutral"}});
+  schema.add({m, "vapour", KeyType::real, 0.0, "kg/kg",
+              "uniform_vapour's vapour mixing ratio (per kg of dry air); without saturation_adjustment it must not "
+              "exceed saturation anywhere in the column",
+              {}, 0, 0.1});
+  schema.add({m, "theta_e", KeyType::real, 320.0, "K",
+              "saturated_neutral's equivalent potential temperature (Emanuel 1994, eq. 4.5.11)", {}, 0, 1e3, true});
+  schema.add({m, "total_water", KeyType::real, 0.02, "kg/kg",
+              "saturated_neutral's total water mixing ratio r_t = q_v + q_c", {}, 0, 0.1, true});
+  schema.add({m, "surface_pressure", KeyType::real, 1.0e5, "Pa", "saturated_neutral's pressure at the ground", {},
+              0, 2e5, true});
+  schema.add({m, "saturation_adjustment", KeyType::boolean, true, "",
+              "bring vapour and cloud to saturation at the end of every step (reversible: cloud stays in the air), "
+              "keeping the dry density, r_t and theta_e; Newton to |q_v - q_vs| <= 1e-10 q_vs where cloud exists"});
 }
 
 double acoustic_courant_limit(double beta, bool fifth_order) {
@@ -143,7 +176,44 @@ Case case_of(const std::string& name) {
   if (name == "density_current") return Case::density_current;
   if (name == "gravity_wave") return Case::gravity_wave;
   if (name == "linear_gravity_wave") return Case::linear_gravity_wave;
+  if (name == "bryan_fritsch") return Case::bryan_fritsch;
   return Case::thermal;
+}
+
+Water water_of(const std::string& name) {
+  if (name == "uniform_vapour") return Water::uniform_vapour;
+  if (name == "saturated_neutral") return Water::saturated_neutral;
+  return Water::none;
+}
+
+Moisture moisture_of(const io::Deck& deck) {
+  Moisture m;
+  m.water = water_of(deck.string("moisture", "water"));
+  m.vapour = deck.real("moisture", "vapour");
+  m.theta_e = deck.real("moisture", "theta_e");
+  m.total_water = deck.real("moisture", "total_water");
+  m.surface_pressure = deck.real("moisture", "surface_pressure");
+  m.adjustment = deck.boolean("moisture", "saturation_adjustment");
+  return m;
+}
+
+// Without the adjustment, uniform vapour must not be supersaturated anywhere in the column (1000 levels at most).
+void require_unsaturated(const io::Deck& deck, const Settings& s) {
+  const long samples = std::min<long>(s.grid.cells[s.grid.dimensions - 1], 1000);
+  for (long k = 0; k <= samples; ++k) {
+    const double z = s.height * static_cast<double>(k) / static_cast<double>(samples);
+    const double rho_d = s.profile.density(z) / (1 + s.moisture.vapour);
+    const double t = s.profile.pressure(z) / (rho_d * (rd + moist::rv * s.moisture.vapour));
+    const double saturated = moist::saturation_mixing_ratio(t, rho_d);
+    if (s.moisture.vapour > saturated) {
+      std::ostringstream m;
+      m << "vapour = " << s.moisture.vapour << " kg/kg is above saturation (" << saturated << " kg/kg, relative "
+        << "humidity " << 100 * s.moisture.vapour / saturated << "%) at " << z
+        << " m, and saturation_adjustment is off: lower it below the column's smallest saturation mixing ratio, or "
+           "turn the adjustment on";
+      deck.fail("moisture", "vapour", m.str());
+    }
+  }
 }
 
 // The mesh key of mesh axis `axis` of a `dims`-dimensional atmosphere (the vertical is its last axis).
@@ -211,6 +281,11 @@ Settings settings_of(const io::Deck& deck) {
       deck.fail("mesh", cells_key(dims, axis),
                 "the atmosphere needs at least as many cells along each axis as its halo is wide (2; 3 with "
                 "fifth_order_upwind)");
+  s.moisture = moisture_of(deck);
+  if (s.moisture.water == Water::saturated_neutral && s.initial != Case::rest && s.initial != Case::bryan_fritsch)
+    deck.fail("atmosphere", "case",
+              "the saturated neutral state (moisture.water = \"saturated_neutral\") has the cases \"rest\" and "
+              "\"bryan_fritsch\"");
   const double coldest = s.profile.surface_theta + coldest_perturbation(s.initial);
   if (coldest <= 0) {
     std::ostringstream m;
@@ -220,12 +295,21 @@ Settings settings_of(const io::Deck& deck) {
   // The halos above the lid hold background values too, so the profile must reach beyond it.
   const double dz = s.height / static_cast<double>(s.grid.cells[vertical]);
   const double top = s.height + (halo + 1) * dz, supported = s.profile.top_supported();
-  if (top >= supported) {
+  if (s.moisture.water == Water::saturated_neutral) {
+    try {
+      saturated_sounding(s);
+    } catch (const std::invalid_argument& e) {
+      deck.fail("atmosphere", "height",
+                std::string(e.what()) + " (the halo above the lid included): lower the height, or change "
+                                        "moisture.theta_e, total_water or surface_pressure");
+    }
+  } else if (top >= supported) {
     std::ostringstream m;
     m << "the background cannot support a domain this high: its Exner pressure reaches zero at " << supported
       << " m, below the lid and its halo at " << top << " m (lower the height, or raise surface_theta)";
     deck.fail("atmosphere", "height", m.str());
   }
+  if (s.moisture.water == Water::uniform_vapour && !s.moisture.adjustment) require_unsaturated(deck, s);
   if (s.fixed_dt > 0) {
     // The initial state's fastest signal, estimated from the background's sound speed at the faces and
     // the wind (the perturbations add a few per cent; the progress line shows each step's own number),
@@ -235,6 +319,13 @@ Settings settings_of(const io::Deck& deck) {
     for (long k = 0; k <= samples; ++k) {
       const double z = s.height * static_cast<double>(k) / static_cast<double>(samples);
       fastest = std::max(fastest, std::sqrt(gamma_d * s.profile.pressure(z) / s.profile.density(z)));
+    }
+    if (s.moisture.water == Water::saturated_neutral) {  // the dry profile above is unused; nearly the same speeds
+      const moist::SaturatedSounding sounding = saturated_sounding(s);
+      for (long k = 0; k <= samples; ++k) {
+        const moist::SaturatedState a = sounding.at(s.height * static_cast<double>(k) / static_cast<double>(samples));
+        fastest = std::max(fastest, std::sqrt(gamma_d * a.pressure / (a.dry_density * (1 + s.moisture.total_water))));
+      }
     }
     fastest += std::abs(s.wind);
     double inverse_sum = 0, smallest = std::numeric_limits<double>::infinity();
@@ -254,6 +345,13 @@ Settings settings_of(const io::Deck& deck) {
   return s;
 }
 
+moist::SaturatedSounding saturated_sounding(const Settings& s) {
+  const int vertical = s.grid.dimensions - 1;
+  const double dz = s.height / static_cast<double>(s.grid.cells[vertical]);
+  const Moisture& m = s.moisture;
+  return moist::SaturatedSounding(m.theta_e, m.total_water, m.surface_pressure, s.height + (s.grid.halo_width + 1) * dz);
+}
+
 int components_of_dims(int dims) { return dims == 3 ? components_of<3> : components_of<2>; }
 
 void require_memory(const io::Deck& deck, const Settings& s, MPI_Comm comm) {
@@ -263,7 +361,7 @@ void require_memory(const io::Deck& deck, const Settings& s, MPI_Comm comm) {
                                                            static_cast<std::uint64_t>(s.grid.cells[1]),
                                                            static_cast<std::uint64_t>(s.grid.cells[2])});
   const std::uint64_t local = cells == UINT64_MAX ? cells : (cells + ranks - 1) / ranks;
-  const std::uint64_t components = components_of_dims(s.grid.dimensions);
+  const std::uint64_t components = components_of_dims(s.grid.dimensions) + (s.moisture.on() ? water_species : 0);
   solvers::require_memory(deck, "mesh", "nx",
                           solvers::saturating_product({local, components * (s.unsplit ? 5u : 4u) + 1, sizeof(double)}),
                           "the state, stage, face fluxes and staged output", comm);

@@ -6,10 +6,25 @@
 #include "io/deck.hpp"
 #include "mesh/decomposition.hpp"
 #include "solvers/atmosphere/hydrostatic_background.hpp"
+#include "solvers/atmosphere/moist_sounding.hpp"
 
 namespace meridian::atmosphere {
 
-enum class Case { rest, thermal, colliding_thermals, density_current, gravity_wave, linear_gravity_wave };
+enum class Case { rest, thermal, colliding_thermals, density_current, gravity_wave, linear_gravity_wave, bryan_fritsch };
+
+// The water the air carries: none (the dry core), a uniform vapour mixing ratio on the dry background, or Bryan &
+// Fritsch's saturated neutral state (moist_sounding.hpp), which replaces the dry background.
+enum class Water { none, uniform_vapour, saturated_neutral };
+
+struct Moisture {
+  Water water = Water::none;
+  double vapour = 0;                        // kg/kg, uniform_vapour's mixing ratio
+  double theta_e = 320, total_water = 0.02; // K and kg/kg, the saturated neutral state's
+  double surface_pressure = 1.0e5;          // Pa
+  bool adjustment = true;                   // saturation adjustment at the end of each step
+  double tolerance = 1e-10;                 // |q_v - q_vs| / q_vs it leaves alone where cloud exists
+  bool on() const { return water != Water::none; }
+};
 
 struct Settings {
   mesh::GridSpec grid;
@@ -26,9 +41,11 @@ struct Settings {
   bool unsplit = false;                   // every direction in every RK3 stage
   bool fifth_order = false;               // WRF's 5th-order upwind advection, 6th-order centred acoustics
   bool one_sided_walls = false;           // the 2nd-order closure at the walls instead of halo copies
+  Moisture moisture;
 };
 
 void declare_keys(io::Schema& schema);
+void declare_moisture_keys(io::Schema& schema);
 void validate(const io::Deck& deck, MPI_Comm comm);
 
 // Largest acoustic Courant number of one directional RK3 sweep with the 4th-order interpolation (or the
@@ -42,6 +59,10 @@ Settings settings_of(const io::Deck& deck);
 
 // The domain's length along mesh axis `axis` (m).
 double domain_length(const Settings& s, int axis);
+
+// Bryan & Fritsch's saturated neutral column of the deck's moisture keys, up to the lid's halo (throws
+// std::invalid_argument where it cannot reach it).
+moist::SaturatedSounding saturated_sounding(const Settings& s);
 
 int components_of_dims(int dims);
 

@@ -9,6 +9,8 @@
 #include "solvers/atmosphere/atmosphere_cases.hpp"
 #include "solvers/atmosphere/cell_reductions.hpp"
 #include "solvers/atmosphere/dynamics_kernels.hpp"
+#include "solvers/atmosphere/moist_background.hpp"
+#include "solvers/atmosphere/water_kernels.hpp"
 #include "solvers/common/gauss_rule.hpp"
 #include "solvers/common/wicker_skamarock.hpp"
 
@@ -35,7 +37,9 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
     spacing_[axis] = domain_length(s_, axis) / static_cast<double>(decomp_.global_cells(axis));
   const double dz = spacing_[vertical];
   const long nz = decomp_.local_cells(vertical), h = decomp_.halo(vertical);
-  const DiscreteBackground background = discretise(s_.profile, dz, decomp_.offset(vertical) - h, nz + 2 * h);
+  if (s_.moisture.water == Water::saturated_neutral) sounding_.emplace(saturated_sounding(s_));
+  const DiscreteBackground background = discrete_background(dz, decomp_.offset(vertical) - h, nz + 2 * h);
+  water_background_ = background.water;
   cells_ = BackgroundView("atmosphere::background_cells", nz + 2 * h);
   faces_ = BackgroundView("atmosphere::background_faces", nz + 1);
   auto cells_host = Kokkos::create_mirror_view(cells_);
@@ -46,7 +50,7 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
   parallel::copy<parallel::Copy::host_to_device>(faces_, faces_host);
   // The background's mass and energy, summed over the whole column in one order on every rank, so the
   // totals' large part has the same bits on any decomposition.
-  const DiscreteBackground column = discretise(s_.profile, dz, 0, decomp_.global_cells(vertical));
+  const DiscreteBackground column = discrete_background(dz, 0, decomp_.global_cells(vertical));
   const double horizontal_area = dims == 3 ? s_.width * s_.depth : s_.width;  // 2-D: per metre along y
   const double layer = horizontal_area * dz;
   for (long k = 0; k < decomp_.global_cells(vertical); ++k) {
@@ -69,8 +73,16 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
   if (s_.unsplit) second_stage_ = mesh::make_field(decomp_, components_, "atmosphere::second_stage");
   // Room for the largest sweep's rows of faces: (nz + 1) x (ny + 1) in 3-D, nz + 1 in 2-D.
   const long y_rows = dims == 3 ? decomp_.local_cells(1) + 1 : 1;
-  flux_ = Flux("atmosphere::flux", components_, (nz + 1) * y_rows, decomp_.local_cells(0) + 1);
+  const int water_slots = s_.moisture.on() ? water_species : 0;
+  flux_ = Flux("atmosphere::flux", components_ + water_slots, (nz + 1) * y_rows, decomp_.local_cells(0) + 1);
   if (!parallel::device_memory_is_host) q_host_ = Kokkos::create_mirror(q_);
+  if (s_.moisture.on()) {
+    water_ = mesh::make_field(decomp_, water_species, "atmosphere::water");
+    water_stage_ = mesh::make_field(decomp_, water_species, "atmosphere::water_stage");
+    if (s_.unsplit) water_second_stage_ = mesh::make_field(decomp_, water_species, "atmosphere::water_second_stage");
+    water_exchange_ = std::make_unique<mesh::HaloExchange>(decomp_, water_species);
+    if (!parallel::device_memory_is_host) water_host_ = Kokkos::create_mirror(water_);
+  }
   // CF names: the winds have standard names; the perturbations from the hydrostatic reference state have none.
   struct Output {
     const char *name, *units, *long_name, *standard_name;
@@ -82,6 +94,14 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
       {"fields/pressure_perturbation", "Pa", "air pressure minus the reference state's", ""},
       {"fields/density_perturbation", "kg/m^3", "air density minus the reference state's", ""}};
   if (dims == 3) fields.push_back({"fields/v", "m/s", "northward wind", "northward_wind"});
+  if (s_.moisture.on()) {
+    fields[0].long_name = "density potential temperature minus the reference state's";
+    fields.push_back({"fields/vapour_mixing_ratio", "kg/kg", "water vapour per kg of dry air", "humidity_mixing_ratio"});
+    fields.push_back({"fields/cloud_mixing_ratio", "kg/kg", "cloud liquid water per kg of dry air",
+                      "cloud_liquid_water_mixing_ratio"});
+    fields.push_back({"fields/theta_e_perturbation", "K",
+                      "equivalent potential temperature (Emanuel 1994, eq. 4.5.11) minus the reference state's", ""});
+  }
   for (const auto& f : fields) {
     output_.push_back({box(f.name, f.units), {}});
     output_.back().box.long_name = f.long_name, output_.back().box.standard_name = f.standard_name;
@@ -113,15 +133,20 @@ void for_owned(const mesh::Decomposition& d, Copy&& copy) {
 }  // namespace
 
 // Cell averages by 3 x 3 (x 3) Gauss-Legendre quadrature of the perturbation about the profile's point
-// values, as miniWeather's initialisation.
+// values, as miniWeather's initialisation; the water's partial densities likewise about the background's cells.
 void AtmosphereSolver::set_initial_state() {
   using solvers::GaussRule;
   auto q = Kokkos::create_mirror_view(q_);
   parallel::fill(q, 0.0);
+  const bool saturated = s_.moisture.water == Water::saturated_neutral;
+  const double vapour_fraction = s_.moisture.vapour / (1 + s_.moisture.vapour);  // uniform_vapour's rho_v / rho
+  mesh::Field::HostMirror water;
+  if (s_.moisture.on()) water = Kokkos::create_mirror_view(water_);
+  const auto cells = parallel::host_mirror_of(cells_);
   const int dims = dimensions(), vertical = vertical_axis(), y_points = dims == 3 ? GaussRule::points : 1;
   for_owned(decomp_, [&](std::size_t, long k, long j, long i) {
     const int h = decomp_.halo(0);
-    double sums[components_of<3>] = {};
+    double sums[components_of<3>] = {}, water_sums[water_species] = {};
     for (int a = 0; a < GaussRule::points; ++a)
       for (int b = 0; b < y_points; ++b)
         for (int c = 0; c < GaussRule::points; ++c) {
@@ -133,16 +158,43 @@ void AtmosphereSolver::set_initial_state() {
                                           : GaussRule::weight(a) * GaussRule::weight(c);
           bool constant_pressure = false;
           const double dtheta = theta_perturbation(s_, p, constant_pressure);
+          if (saturated) {  // Bryan & Fritsch's moist bubble: rho theta_rho unchanged with the pressure
+            if (dtheta == 0) continue;
+            const WaterPerturbation m = saturated_bubble(*sounding_, s_.moisture.total_water, 1 + dtheta / 300, p.z);
+            sums[density] += weight * m.density;
+            water_sums[vapour] += weight * m.vapour;
+            water_sums[cloud] += weight * m.cloud;
+            continue;
+          }
           const double rho_b = s_.profile.density(p.z), theta_b = s_.profile.theta(p.z);
           double rho = rho_b, rt_perturbation = rho_b * dtheta;
           if (constant_pressure) rho = s_.profile.rho_theta(p.z) / (theta_b + dtheta), rt_perturbation = 0;
           sums[density] += weight * (rho - rho_b);
           sums[momentum_x] += weight * rho * s_.wind;
           sums[rho_theta] += weight * rt_perturbation;
+          water_sums[vapour] += weight * (rho - rho_b) * vapour_fraction;
         }
+    if (saturated) sums[momentum_x] = s_.wind * (cells(k).rho + sums[density]);
     for (int c = 0; c < components_; ++c) host_value(q, dims, c, k, j, i) = sums[c];
+    if (!s_.moisture.on()) return;
+    host_value(water, dims, vapour, k, j, i) = water_background_[k].vapour + water_sums[vapour];
+    host_value(water, dims, cloud, k, j, i) = water_background_[k].cloud + water_sums[cloud];
   });
   parallel::copy<parallel::Copy::host_to_device>(q_, q);
+  if (s_.moisture.on()) parallel::copy<parallel::Copy::host_to_device>(water_, water);
+}
+
+DiscreteBackground AtmosphereSolver::discrete_background(double dz, long first_cell, long cells) const {
+  if (sounding_) return discretise_saturated(*sounding_, s_.moisture.total_water, dz, first_cell, cells);
+  DiscreteBackground b = discretise(s_.profile, dz, first_cell, cells);
+  if (s_.moisture.water == Water::uniform_vapour) add_uniform_vapour(b, s_.moisture.vapour);
+  return b;
+}
+
+const mesh::Field& AtmosphereSolver::water_of(const mesh::Field& air) const {
+  if (air.data() == stage_.data()) return water_stage_;
+  if (air.data() == second_stage_.data()) return water_second_stage_;
+  return water_;
 }
 
 io::DatasetBox AtmosphereSolver::box(const std::string& name, const std::string& units) const {
@@ -192,6 +244,13 @@ void AtmosphereSolver::fill_halos_across(const mesh::Field& field, int axis) {
     wall_halos_across<3>(axis, b, cells_, field);
   else
     wall_halos_across<2>(axis, b, cells_, field);
+  if (!s_.moisture.on()) return;
+  const mesh::Field& water = water_of(field);
+  water_exchange_->exchange_across(water, axis);
+  if (dimensions() == 3)
+    water_wall_halos_across<3>(axis, b, cells_, field, water);
+  else
+    water_wall_halos_across<2>(axis, b, cells_, field, water);
 }
 
 void AtmosphereSolver::fill_halos(const mesh::Field& field) {
@@ -214,10 +273,18 @@ void AtmosphereSolver::tendencies(int axis, const mesh::Field& initial, const me
                       b,            -s_.hyperviscosity * h / (16 * dt), h, s_.viscosity,
                       s_.diffusivity, s_.fifth_order, s_.one_sided_walls};
   const VerticalSources sources{cells_, rayleigh_rate_, s_.wind, s_.rayleigh_depth > 0};
-  if (dimensions() == 3)
-    directional_tendencies<3>(axis, in, initial, out, dt, sources);
-  else
-    directional_tendencies<2>(axis, in, initial, out, dt, sources);
+  // The water's fluxes are the air's mass flux times its fractions, read before the air's update overwrites
+  // the forcing state (out may be the forcing).
+  const WaterInputs water{s_.moisture.on() ? water_of(forcing) : mesh::Field(), forcing, flux_, cells_, b, components_};
+  if (dimensions() == 3) {
+    directional_fluxes<3>(axis, in);
+    if (s_.moisture.on()) water_tendencies<3>(axis, water, water_of(initial), water_of(out), dt, h);
+    directional_update<3>(axis, in, initial, out, dt, sources);
+  } else {
+    directional_fluxes<2>(axis, in);
+    if (s_.moisture.on()) water_tendencies<2>(axis, water, water_of(initial), water_of(out), dt, h);
+    directional_update<2>(axis, in, initial, out, dt, sources);
+  }
 }
 
 // One direction's Wicker-Skamarock RK3, every stage from the state at the sweep's start.
@@ -243,11 +310,25 @@ void AtmosphereSolver::unsplit_step(double dt) {
 }
 
 // Split: x to z, then z to x the next step (miniWeather's x, z / z, x in 2-D and x, y, z / z, y, x in 3-D).
+// The saturation adjustment comes once, at the end of the step (as CM1 and WRF place their microphysics): the
+// dynamics' stages see the water as the step began, and the cloud that condenses is the step's.
 void AtmosphereSolver::step(double, double dt) {
-  if (s_.unsplit) return unsplit_step(dt);
-  const int dims = dimensions();
-  for (int n = 0; n < dims; ++n) sweep(x_first_ ? n : dims - 1 - n, dt);
-  x_first_ = !x_first_;
+  if (s_.unsplit) {
+    unsplit_step(dt);
+  } else {
+    const int dims = dimensions();
+    for (int n = 0; n < dims; ++n) sweep(x_first_ ? n : dims - 1 - n, dt);
+    x_first_ = !x_first_;
+  }
+  if (s_.moisture.on() && s_.moisture.adjustment) adjust_to_saturation();
+}
+
+void AtmosphereSolver::adjust_to_saturation() {
+  const Block b = block_of(decomp_, s_.side_walls);
+  if (dimensions() == 3)
+    atmosphere::adjust_to_saturation<3>(b, cells_, q_, water_, s_.moisture.tolerance);
+  else
+    atmosphere::adjust_to_saturation<2>(b, cells_, q_, water_, s_.moisture.tolerance);
 }
 
 std::vector<solvers::Scalar> AtmosphereSolver::diagnostics(double) {
@@ -263,11 +344,28 @@ std::vector<solvers::Scalar> AtmosphereSolver::diagnostics(double) {
     local_diagnostics<2>(b, q_, cells_, dz, volume, z0, sums, maxima);
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, decomp_.comm());
   MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, decomp_.comm());
-  return {{"total_mass", background_mass_ + sums[0], true, dims == 3 ? "kg" : "kg/m"},
-          {"total_energy", background_energy_ + sums[1], true, dims == 3 ? "J" : "J/m"},
-          {"max_abs_w", maxima[0], true, "m/s"},
-          {"min_theta_perturbation", -maxima[1], true, "K"},
-          {"max_theta_perturbation", maxima[2], true, "K"}};
+  const char* mass_units = dims == 3 ? "kg" : "kg/m";
+  std::vector<solvers::Scalar> out{{"total_mass", background_mass_ + sums[0], true, mass_units},
+                                   {"total_energy", background_energy_ + sums[1], true, dims == 3 ? "J" : "J/m"},
+                                   {"max_abs_w", maxima[0], true, "m/s"},
+                                   {"min_theta_perturbation", -maxima[1], true, "K"},
+                                   {"max_theta_perturbation", maxima[2], true, "K"}};
+  if (!s_.moisture.on()) return out;
+  double water_sums[2], water_maxima[3];
+  if (dims == 3)
+    local_water_diagnostics<3>(b, q_, water_, cells_, volume, water_sums, water_maxima);
+  else
+    local_water_diagnostics<2>(b, q_, water_, cells_, volume, water_sums, water_maxima);
+  MPI_Allreduce(MPI_IN_PLACE, water_sums, 2, MPI_DOUBLE, MPI_SUM, decomp_.comm());
+  MPI_Allreduce(MPI_IN_PLACE, water_maxima, 3, MPI_DOUBLE, MPI_MAX, decomp_.comm());
+  const double water = water_sums[0] + water_sums[1];
+  out.push_back({"dry_mass", background_mass_ + sums[0] - water, true, mass_units});
+  out.push_back({"total_water", water, true, mass_units});
+  out.push_back({"cloud_water", water_sums[1], true, mass_units});
+  out.push_back({"min_water_mixing_ratio", -water_maxima[0], true, "kg/kg"});
+  out.push_back({"max_cloud_mixing_ratio", water_maxima[1], true, "kg/kg"});
+  out.push_back({"max_supersaturation", water_maxima[2], true, "1"});
+  return out;
 }
 
 std::vector<solvers::Scalar> AtmosphereSolver::progress(double dt) const { return {{"courant", dt * last_rate_, true, "1"}}; }
@@ -306,7 +404,34 @@ const std::vector<io::HostDataset>& AtmosphereSolver::output_fields() {
     output_[4].values[n] = value(density);
     if (dims == 3) output_[5].values[n] = value(momentum_y) / rho;
   });
+  if (s_.moisture.on()) output_water();
   return output_;
+}
+
+// The water's mixing ratios and theta_e' (after the air's fields in output_).
+void AtmosphereSolver::output_water() {
+  const auto q = mesh::on_host(q_, q_host_);
+  const auto water = mesh::on_host(water_, water_host_);
+  const auto cells = parallel::host_mirror_of(cells_);
+  const int dims = dimensions(), first = dims == 3 ? 6 : 5;
+  // ln theta_e of a cell of whole density rho, pressure p and water w.
+  const auto log_theta_e = [](double rho, double p, const WaterPoint& w) {
+    const double rho_d = rho - w.vapour - w.cloud;
+    return moist::log_equivalent_potential_temperature(cell_temperature(rho, p, w), rho_d, w.vapour / rho_d,
+                                                       (w.vapour + w.cloud) / rho_d);
+  };
+  for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
+    const BackgroundPoint& cell = cells(k);
+    const WaterPoint w{host_value(water, dims, vapour, k, j, i), host_value(water, dims, cloud, k, j, i)};
+    const double rho = host_value(q, dims, density, k, j, i) + cell.rho;
+    const double p = cell.pressure + pressure_perturbation(host_value(q, dims, rho_theta, k, j, i), cell.rho_theta,
+                                                           cell.pressure);
+    const double rho_d = rho - w.vapour - w.cloud;
+    output_[first].values[n] = w.vapour / rho_d;
+    output_[first + 1].values[n] = w.cloud / rho_d;
+    output_[first + 2].values[n] = std::exp(log_theta_e(rho, p, w)) - std::exp(log_theta_e(cell.rho, cell.pressure,
+                                                                                         water_background_[k]));
+  });
 }
 
 std::vector<io::DatasetBox> AtmosphereSolver::state_layout() const {
@@ -314,6 +439,10 @@ std::vector<io::DatasetBox> AtmosphereSolver::state_layout() const {
                                     box("state/momentum_z", "kg/(m^2 s)"),
                                     box("state/rho_theta_perturbation", "kg K/m^3")};
   if (dimensions() == 3) boxes.push_back(box("state/momentum_y", "kg/(m^2 s)"));
+  if (s_.moisture.on()) {
+    boxes.push_back(box("state/vapour_density", "kg/m^3"));
+    boxes.push_back(box("state/cloud_density", "kg/m^3"));
+  }
   return boxes;
 }
 
@@ -323,6 +452,12 @@ const std::vector<io::HostDataset>& AtmosphereSolver::state() {
   for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
     for (int c = 0; c < components_; ++c) staged_state_[c].values[n] = host_value(q, dims, c, k, j, i);
   });
+  if (s_.moisture.on()) {
+    const auto water = mesh::on_host(water_, water_host_);
+    for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
+      for (int c = 0; c < water_species; ++c) staged_state_[components_ + c].values[n] = host_value(water, dims, c, k, j, i);
+    });
+  }
   return staged_state_;
 }
 
@@ -333,6 +468,12 @@ void AtmosphereSolver::restore(const std::vector<io::HostDataset>& state) {
     for (int c = 0; c < components_; ++c) host_value(q, dims, c, k, j, i) = state.at(c).values.at(n);
   });
   parallel::copy<parallel::Copy::host_to_device>(q_, q);  // on the host backends q_ itself: counted, no copy
+  if (!s_.moisture.on()) return;
+  const auto water = mesh::on_host(water_, water_host_);
+  for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
+    for (int c = 0; c < water_species; ++c) host_value(water, dims, c, k, j, i) = state.at(components_ + c).values.at(n);
+  });
+  parallel::copy<parallel::Copy::host_to_device>(water_, water);
 }
 
 std::vector<solvers::Scalar> AtmosphereSolver::state_scalars() const {

@@ -9,6 +9,7 @@
 // x and y; an optional Rayleigh layer below the lid. The vertical (deck key mesh.nz) is the mesh's last
 // axis: axis 1 in 2-D, so the slice's rows stay contiguous along x, axis 2 in 3-D.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "solvers/atmosphere/atmosphere_deck.hpp"
 #include "solvers/atmosphere/euler_flux.hpp"
 #include "solvers/atmosphere/hydrostatic_background.hpp"
+#include "solvers/atmosphere/moist_sounding.hpp"
 #include "solvers/solver.hpp"
 
 namespace meridian::atmosphere {
@@ -54,6 +56,10 @@ class AtmosphereSolver final : public solvers::Solver {
   // By mesh axis (m): dx and dz in 2-D; dx, dy and dz in 3-D.
   double spacing(int axis) const { return spacing_[axis]; }
   const mesh::Field& fields() const { return q_; }
+  // The water's partial densities (vapour, cloud; kg/m^3) where moisture is on, else an empty field.
+  const mesh::Field& water() const { return water_; }
+  // The background's water by halo-inclusive local vertical index (empty for dry air).
+  const std::vector<WaterPoint>& background_water() const { return water_background_; }
 
  private:
   void sweep(int axis, double dt);
@@ -63,6 +69,11 @@ class AtmosphereSolver final : public solvers::Solver {
   void fill_halos_across(const mesh::Field& field, int axis);
   void fill_halos(const mesh::Field& field);
   void set_initial_state();
+  DiscreteBackground discrete_background(double dz, long first_cell, long cells) const;
+  // The water buffer that goes with an air buffer: water_ with q_, water_stage_ with stage_, and so on.
+  const mesh::Field& water_of(const mesh::Field& air) const;
+  void adjust_to_saturation();
+  void output_water();
   io::DatasetBox box(const std::string& name, const std::string& units) const;
 
   Settings s_;
@@ -73,6 +84,13 @@ class AtmosphereSolver final : public solvers::Solver {
   BackgroundView cells_, faces_;
   Kokkos::View<const double*> rayleigh_rate_;  // 1/s by interior row
   mesh::Field q_, stage_, second_stage_;  // the last only for the unsplit scheme
+  // Moisture: the saturated sounding (saturated_neutral only), the water's partial densities and their stage
+  // buffers, their halo exchange, and the background's water by halo-inclusive level (host).
+  std::optional<moist::SaturatedSounding> sounding_;
+  mesh::Field water_, water_stage_, water_second_stage_;
+  std::unique_ptr<mesh::HaloExchange> water_exchange_;
+  std::vector<WaterPoint> water_background_;
+  mesh::Field::HostMirror water_host_;
   Kokkos::View<double***, mesh::Layout> flux_;  // (component, row of (z, y), face) of the current sweep
   mesh::Field::HostMirror q_host_;
   bool x_first_ = true;     // the next step sweeps x to z (else z to x)

@@ -1,6 +1,7 @@
 #include "solvers/atmosphere/cell_reductions.hpp"
 
 #include "parallel/launch_policy.hpp"
+#include "solvers/atmosphere/water_transport.hpp"
 
 namespace meridian::atmosphere {
 
@@ -79,11 +80,50 @@ void local_diagnostics(const Block& b, const mesh::Field& q, const BackgroundVie
   maxima[2] = reduce_cells<Dims, Max>(CellQuantity::theta_perturbation, b, q, cells, dz, volume, z_offset);
 }
 
+template <int Dims>
+void local_water_diagnostics(const Block& b, const mesh::Field& q, const mesh::Field& water, const BackgroundView& cells,
+                             double volume, double sums[2], double maxima[3]) {
+  // What one cell contributes: 0, 1 the species' masses; 2 minus its smaller mixing ratio; 3 its cloud mixing
+  // ratio; 4 its supersaturation.
+  for (int what = 0; what < 5; ++what) {
+    const auto body = KOKKOS_LAMBDA(const int k, const int j, const int i, double& r) {
+      const double rho = at<Dims>(q, density, b.h + k, b.h + j, b.h + i) + cells(b.h + k).rho;
+      const double rv = at<Dims>(water, vapour, b.h + k, b.h + j, b.h + i);
+      const double rc = at<Dims>(water, cloud, b.h + k, b.h + j, b.h + i);
+      const double rho_d = rho - rv - rc;
+      if (what < 2) {
+        r += (what == 0 ? rv : rc) * volume;
+        return;
+      }
+      double value = what == 2 ? -min_of(rv, rc) / rho_d : rc / rho_d;
+      if (what == 4) {
+        const BackgroundPoint& cell = cells(b.h + k);
+        const double rt = at<Dims>(q, rho_theta, b.h + k, b.h + j, b.h + i);
+        const double p = cell.pressure + pressure_perturbation(rt, cell.rho_theta, cell.pressure);
+        const double t = p / (rho_d * rd + rv * moist::rv);
+        value = rv / rho_d / moist::saturation_mixing_ratio(t, rho_d) - 1;
+      }
+      r = max_of(r, value);
+    };
+    if (what < 2) {
+      sums[what] = 0;
+      reduce_over_cells("atmosphere::water_diagnostics", b, body, Kokkos::Sum<double>(sums[what]));
+    } else {
+      maxima[what - 2] = 0;
+      reduce_over_cells("atmosphere::water_diagnostics", b, body, Kokkos::Max<double>(maxima[what - 2]));
+    }
+  }
+}
+
 // The 2-D slice's and the 3-D box's.
 template double max_signal_rate<2>(const Block&, const mesh::Field&, const BackgroundView&, const Spacing&, bool);
 template double max_signal_rate<3>(const Block&, const mesh::Field&, const BackgroundView&, const Spacing&, bool);
 template void local_diagnostics<2>(const Block&, const mesh::Field&, const BackgroundView&, double, double, long,
                                    double[2], double[3]);
+template void local_water_diagnostics<2>(const Block&, const mesh::Field&, const mesh::Field&, const BackgroundView&,
+                                         double, double[2], double[3]);
+template void local_water_diagnostics<3>(const Block&, const mesh::Field&, const mesh::Field&, const BackgroundView&,
+                                         double, double[2], double[3]);
 template void local_diagnostics<3>(const Block&, const mesh::Field&, const BackgroundView&, double, double, long,
                                    double[2], double[3]);
 

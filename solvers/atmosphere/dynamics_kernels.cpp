@@ -162,9 +162,13 @@ void side_wall_halos(int axis, bool lower_wall, bool upper_wall, const Block& b,
 }  // namespace
 
 template <int Dims>
-void directional_tendencies(int axis, const FluxInputs& in, const mesh::Field& initial, const mesh::Field& out,
-                            double dt, const VerticalSources& sources) {
+void directional_fluxes(int axis, const FluxInputs& in) {
   face_fluxes<Dims>(axis, in);
+}
+
+template <int Dims>
+void directional_update(int axis, const FluxInputs& in, const mesh::Field& initial, const mesh::Field& out, double dt,
+                        const VerticalSources& sources) {
   apply_tendencies<Dims>(axis, in.b, in.flux, initial, in.q, out, dt, in.spacing, sources);
 }
 
@@ -198,10 +202,12 @@ void wall_halos_across(int axis, const Block& b, const BackgroundView& cells, co
 }
 
 // The 2-D slice's and the 3-D box's.
-template void directional_tendencies<2>(int, const FluxInputs&, const mesh::Field&, const mesh::Field&, double,
-                                        const VerticalSources&);
-template void directional_tendencies<3>(int, const FluxInputs&, const mesh::Field&, const mesh::Field&, double,
-                                        const VerticalSources&);
+template void directional_fluxes<2>(int, const FluxInputs&);
+template void directional_fluxes<3>(int, const FluxInputs&);
+template void directional_update<2>(int, const FluxInputs&, const mesh::Field&, const mesh::Field&, double,
+                                    const VerticalSources&);
+template void directional_update<3>(int, const FluxInputs&, const mesh::Field&, const mesh::Field&, double,
+                                    const VerticalSources&);
 template void wall_halos_across<2>(int, const Block&, const BackgroundView&, const mesh::Field&);
 template void wall_halos_across<3>(int, const Block&, const BackgroundView&, const mesh::Field&);
 

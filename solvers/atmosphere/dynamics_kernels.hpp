@@ -50,10 +50,14 @@ struct VerticalSources {
   bool rayleigh;
 };
 
-// One direction's tendencies of one stage: its face fluxes, then their divergence (and the vertical sources).
+// One direction's tendencies of one stage, in two launches: its face fluxes into in.flux, then out = initial - dt
+// (their divergence) with the vertical sources. Between them the flux buffer holds the air's mass flux, which
+// the water's fluxes are made from (water_kernels.hpp); `out` may be in.q or `initial`.
 template <int Dims>
-void directional_tendencies(int axis, const FluxInputs& in, const mesh::Field& initial, const mesh::Field& out,
-                            double dt, const VerticalSources& sources);
+void directional_fluxes(int axis, const FluxInputs& in);
+template <int Dims>
+void directional_update(int axis, const FluxInputs& in, const mesh::Field& initial, const mesh::Field& out, double dt,
+                        const VerticalSources& sources);
 
 // Halos beyond the walls across mesh axis `axis`, as miniWeather's: zero normal momentum; the tangential
 // momenta scaled by the background density (the ground and the lid, so u and v are mirrored evenly) or

@@ -30,8 +30,13 @@ struct Profile {
 // The discrete background of cells first_cell .. first_cell + cells - 1 (global indices; negative
 // and beyond the top for halos) and of the faces first_cell .. first_cell + cells (face k is the
 // lower face of cell k), each cell's rho theta the 3-point Gauss average of the profile's.
+// A moist background's cells also hold their water: the partial densities of vapour and cloud (kg/m^3).
+struct WaterPoint {
+  double vapour, cloud;
+};
 struct DiscreteBackground {
   std::vector<BackgroundPoint> cells, faces;
+  std::vector<WaterPoint> water;  // by cell; empty for dry air
 };
 DiscreteBackground discretise(const Profile& profile, double dz, long first_cell, long cells);
 

@@ -64,7 +64,13 @@ double SaturatedSounding::climb(double p, double dz) const {
 }
 
 SaturatedState SaturatedSounding::at(double z) const {
-  if (!(z >= 0 && z <= top_)) throw std::out_of_range("saturated sounding: height outside [0, top]");
+  if (!(z <= top_)) throw std::out_of_range("saturated sounding: height above the top");
+  if (z < 0) {  // below the ground (a solver's halo): down from the surface in steps of at most `step`
+    const double steps = std::ceil(-z / step_);
+    double p = pressures_[0];
+    for (double n = 0; n < steps; ++n) p = climb(p, z / steps);
+    return state_at_pressure(p);
+  }
   const auto below = std::min(static_cast<std::size_t>(z / step_), pressures_.size() - 1);
   const double rest = z - static_cast<double>(below) * step_;
   return state_at_pressure(rest > 0 ? climb(pressures_[below], rest) : pressures_[below]);

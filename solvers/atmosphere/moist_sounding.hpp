@@ -22,7 +22,7 @@ class SaturatedSounding {
   // Throws std::invalid_argument naming the quantity unless theta_e, r_t, the surface pressure, the top and the step
   // are positive, or if the saturated column cannot reach `top` (the pressure falls to the vapour's own).
   SaturatedSounding(double theta_e, double total_water, double surface_pressure, double top, double step = 5.0);
-  // The state at height z, 0 <= z <= top.
+  // The state at height z <= top; below the ground (z < 0) the column is continued downward from the surface.
   SaturatedState at(double z) const;
   double top() const { return top_; }
 

@@ -1,0 +1,62 @@
+#pragma once
+// The water species' arithmetic: their face values, carried by the whole air's mass flux, and the saturation
+// adjustment of a cell. Water is held as partial densities rho_k (kg/m^3: vapour, cloud), advanced in flux form with
+// the face flux F rho_k / rho, F the air's whole mass flux through the face (its hyperviscous part included) and
+// rho_k / rho the species' mass fraction at the face: mass is then conserved species by species, and a uniform
+// fraction stays uniform to round-off, since the air's density takes the same flux. The fraction's face value is
+// upwind and limited, without hyperviscosity of its own (that would break positivity and make spurious
+// supersaturation): the third-order (kappa = 1/3) upwind-biased value under Koren's (1993) limiter, which keeps it
+// between the upwind cell's value and the downwind cell's and within twice the upwind cell's, so a forward-Euler
+// stage keeps rho_k >= 0 while the outflow's Courant number stays below 1/2 (the advective Courant number is about
+// a tenth of the acoustic one the step is set by).
+#include "solvers/atmosphere/euler_flux.hpp"
+#include "solvers/atmosphere/moist_thermodynamics.hpp"
+
+namespace meridian::atmosphere {
+
+// The water species the state carries, in this order; the next issue's rain goes after them.
+enum WaterSpecies { vapour = 0, cloud = 1 };
+inline constexpr int water_species = 2;
+
+// The face value of a fraction from the cell upwind of the face, the one beyond it and the one downwind.
+KOKKOS_FORCEINLINE_FUNCTION double limited_upwind_value(double far_upwind, double upwind, double downwind) {
+  const double behind = upwind - far_upwind, ahead = downwind - upwind;
+  if (!(behind * ahead > 0)) return upwind;  // an extremum or a flat stretch: first order
+  const double b = km::fabs(behind), a = km::fabs(ahead);
+  const double step = min_of(a, min_of((b + 2 * a) / 6, b));  // Koren's phi(r) = min(2r, (1 + 2r) / 3, 2)
+  return upwind + (behind > 0 ? step : -step);
+}
+
+// The face value of the fraction at the face between cells[1] (below) and cells[2] (above), cells[0] and
+// cells[3] beyond them, for a mass flux of sign `mass_flux`.
+KOKKOS_FORCEINLINE_FUNCTION double fraction_at_face(const double fraction[4], double mass_flux) {
+  return mass_flux > 0 ? limited_upwind_value(fraction[0], fraction[1], fraction[2])
+                       : limited_upwind_value(fraction[3], fraction[2], fraction[1]);
+}
+
+// Moist air in a cell, as the state holds it: the whole density, rho theta_rho's perturbation about the
+// background's, and the water's partial densities. The saturation adjustment (moist_thermodynamics.hpp, at the
+// cell's constant dry density) acts on it where the air is supersaturated, or holds cloud away from saturation by
+// more than `tolerance` relative: the temperature from p = rho_d (R_d + R_v q_v) T, adjusted, and rho theta_rho
+// from the new pressure. Air already within the tolerance is left as it is, to the bit, so a saturated resting
+// state stays at rest. Returns whether it adjusted.
+KOKKOS_INLINE_FUNCTION bool saturation_adjustment(double rho, double& rt_perturbation, const BackgroundPoint& cell,
+                                                  double water[water_species], double tolerance) {
+  const double rho_d = rho - water[vapour] - water[cloud];
+  double qv = water[vapour] / rho_d, qc = water[cloud] / rho_d;
+  const double p = cell.pressure + pressure_perturbation(rt_perturbation, cell.rho_theta, cell.pressure);
+  double t = p / (rho_d * (rd + moist::rv * qv));
+  const double saturated = moist::saturation_mixing_ratio(t, rho_d);
+  const bool clear_below = !(qc > 0) && qv <= saturated;
+  const bool cloud_at_saturation = qc > 0 && km::fabs(qv - saturated) <= tolerance * saturated;
+  if (clear_below || cloud_at_saturation) return false;
+  moist::adjust_to_saturation(rho_d, t, qv, qc);
+  const double adjusted = rho_d * (rd + moist::rv * qv) * t;
+  // (p / p_b)^(1 / gamma) - 1 about the background, without the cancellation of rho theta_rho - its background's.
+  rt_perturbation = cell.rho_theta * km::expm1(km::log1p((adjusted - cell.pressure) / cell.pressure) / gamma_d);
+  water[vapour] = rho_d * qv;
+  water[cloud] = rho_d * qc;
+  return true;
+}
+
+}  // namespace meridian::atmosphere
