@@ -57,6 +57,16 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
     const BackgroundPoint& c = column.cells[k];
     background_mass_ += c.rho * layer;
     background_energy_ += (cv / rd * c.pressure + gravity * (k + 0.5) * dz * c.rho) * layer;
+    if (column.water.empty()) continue;
+    background_water_[0] += column.water[k].vapour * layer;
+    background_water_[1] += column.water[k].cloud * layer;
+  }
+  if (!water_background_.empty()) {
+    Kokkos::View<WaterPoint*> water_cells("atmosphere::background_water", water_background_.size());
+    auto host = Kokkos::create_mirror_view(water_cells);
+    for (std::size_t k = 0; k < water_background_.size(); ++k) host(k) = water_background_[k];
+    parallel::copy<parallel::Copy::host_to_device>(water_cells, host);
+    water_cells_ = water_cells;
   }
   // The Rayleigh layer's rate at each interior level's centre: rate sin^2(pi/2 (z - base) / depth) above its base.
   Kokkos::View<double*> rate("atmosphere::rayleigh_rate", nz);
@@ -353,15 +363,16 @@ std::vector<solvers::Scalar> AtmosphereSolver::diagnostics(double) {
   if (!s_.moisture.on()) return out;
   double water_sums[2], water_maxima[3];
   if (dims == 3)
-    local_water_diagnostics<3>(b, q_, water_, cells_, volume, water_sums, water_maxima);
+    local_water_diagnostics<3>(b, q_, water_, cells_, water_cells_, volume, water_sums, water_maxima);
   else
-    local_water_diagnostics<2>(b, q_, water_, cells_, volume, water_sums, water_maxima);
+    local_water_diagnostics<2>(b, q_, water_, cells_, water_cells_, volume, water_sums, water_maxima);
   MPI_Allreduce(MPI_IN_PLACE, water_sums, 2, MPI_DOUBLE, MPI_SUM, decomp_.comm());
   MPI_Allreduce(MPI_IN_PLACE, water_maxima, 3, MPI_DOUBLE, MPI_MAX, decomp_.comm());
-  const double water = water_sums[0] + water_sums[1];
-  out.push_back({"dry_mass", background_mass_ + sums[0] - water, true, mass_units});
-  out.push_back({"total_water", water, true, mass_units});
-  out.push_back({"cloud_water", water_sums[1], true, mass_units});
+  const double perturbation = water_sums[0] + water_sums[1];
+  const double background_water = background_water_[0] + background_water_[1];
+  out.push_back({"dry_mass", (background_mass_ - background_water) + (sums[0] - perturbation), true, mass_units});
+  out.push_back({"total_water", background_water + perturbation, true, mass_units});
+  out.push_back({"cloud_water", background_water_[1] + water_sums[1], true, mass_units});
   out.push_back({"min_water_mixing_ratio", -water_maxima[0], true, "kg/kg"});
   out.push_back({"max_cloud_mixing_ratio", water_maxima[1], true, "kg/kg"});
   out.push_back({"max_supersaturation", water_maxima[2], true, "1"});

@@ -90,6 +90,8 @@ class AtmosphereSolver final : public solvers::Solver {
   mesh::Field water_, water_stage_, water_second_stage_;
   std::unique_ptr<mesh::HaloExchange> water_exchange_;
   std::vector<WaterPoint> water_background_;
+  Kokkos::View<const WaterPoint*> water_cells_;  // water_background_ on the device
+  double background_water_[2] = {0, 0};          // kg of vapour and cloud (2-D: per metre along y)
   mesh::Field::HostMirror water_host_;
   Kokkos::View<double***, mesh::Layout> flux_;  // (component, row of (z, y), face) of the current sweep
   mesh::Field::HostMirror q_host_;

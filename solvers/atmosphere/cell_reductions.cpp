@@ -82,7 +82,8 @@ void local_diagnostics(const Block& b, const mesh::Field& q, const BackgroundVie
 
 template <int Dims>
 void local_water_diagnostics(const Block& b, const mesh::Field& q, const mesh::Field& water, const BackgroundView& cells,
-                             double volume, double sums[2], double maxima[3]) {
+                             const Kokkos::View<const WaterPoint*>& background_water, double volume, double sums[2],
+                             double maxima[3]) {
   // What one cell contributes: 0, 1 the species' masses; 2 minus its smaller mixing ratio; 3 its cloud mixing
   // ratio; 4 its supersaturation.
   for (int what = 0; what < 5; ++what) {
@@ -92,7 +93,8 @@ void local_water_diagnostics(const Block& b, const mesh::Field& q, const mesh::F
       const double rc = at<Dims>(water, cloud, b.h + k, b.h + j, b.h + i);
       const double rho_d = rho - rv - rc;
       if (what < 2) {
-        r += (what == 0 ? rv : rc) * volume;
+        const WaterPoint& w = background_water(b.h + k);
+        r += (what == 0 ? rv - w.vapour : rc - w.cloud) * volume;
         return;
       }
       double value = what == 2 ? -min_of(rv, rc) / rho_d : rc / rho_d;
@@ -121,9 +123,9 @@ template double max_signal_rate<3>(const Block&, const mesh::Field&, const Backg
 template void local_diagnostics<2>(const Block&, const mesh::Field&, const BackgroundView&, double, double, long,
                                    double[2], double[3]);
 template void local_water_diagnostics<2>(const Block&, const mesh::Field&, const mesh::Field&, const BackgroundView&,
-                                         double, double[2], double[3]);
+                                         const Kokkos::View<const WaterPoint*>&, double, double[2], double[3]);
 template void local_water_diagnostics<3>(const Block&, const mesh::Field&, const mesh::Field&, const BackgroundView&,
-                                         double, double[2], double[3]);
+                                         const Kokkos::View<const WaterPoint*>&, double, double[2], double[3]);
 template void local_diagnostics<3>(const Block&, const mesh::Field&, const BackgroundView&, double, double, long,
                                    double[2], double[3]);
 

@@ -84,6 +84,34 @@ expect_rejected atmosphere_bubble_below_absolute_zero "negative absolute tempera
 [atmosphere]
 case = \"colliding_thermals\"
 surface_theta = 15.0"
+# Moist air (#26): negative water, vapour above saturation without the adjustment, a saturated column whose
+# pressure falls to the vapour's own below the lid, and a case the saturated state does not have.
+expect_rejected moisture_negative_vapour "moisture.vapour" "$atmosphere
+[moisture]
+water = \"uniform_vapour\"
+vapour = -0.001"
+expect_rejected moisture_negative_total_water "moisture.total_water" "$atmosphere
+[moisture]
+water = \"saturated_neutral\"
+total_water = -0.02"
+expect_rejected moisture_supersaturated_without_adjustment "moisture.vapour" "$atmosphere
+[moisture]
+water = \"uniform_vapour\"
+vapour = 0.01
+saturation_adjustment = false"
+expect_rejected moisture_sounding_below_the_lid "atmosphere.height" "$atmosphere
+[mesh]
+nz = 60
+[atmosphere]
+case = \"rest\"
+height = 60000.0
+[moisture]
+water = \"saturated_neutral\""
+expect_rejected moisture_case_without_saturated_form "atmosphere.case" "$atmosphere
+[atmosphere]
+case = \"density_current\"
+[moisture]
+water = \"saturated_neutral\""
 expect_rejected atmosphere_courant_above_limit "atmosphere.courant" "$atmosphere
 [atmosphere]
 courant = 1.4"

@@ -36,6 +36,17 @@ meridian_on 2 run "$deck" "${settings[@]}" --set atmosphere.splitting=\"unsplit\
   --output "$work/unsplit2" > "$work/unsplit2.log"
 $compare "$work/unsplit1" "$work/unsplit2"
 
+# Moist air: Bryan & Fritsch's moist bubble between walls (water carried, adjusted each step), 50 x 25 cells,
+# cut along the vertical on 2 ranks and both ways on 4.
+deck="$SOURCE_DIR/configs/atmosphere/bryan_fritsch_moist.toml"
+settings=(--set mesh.nx=50 --set mesh.nz=25 --set run.end_time=120 --set run.output_interval=60
+          --set run.diagnostics_every=5 --set run.progress_every=1000)
+meridian_on 1 run "$deck" "${settings[@]}" --output "$work/moist1" > "$work/moist1.log"
+meridian_on 2 run "$deck" "${settings[@]}" --set mesh.process_grid=[1,1,2] --output "$work/moist2" > "$work/moist2.log"
+meridian_on 4 run "$deck" "${settings[@]}" --set mesh.process_grid=[2,1,2] --output "$work/moist4" > "$work/moist4.log"
+$compare "$work/moist1" "$work/moist2"
+$compare "$work/moist1" "$work/moist4"
+
 # The atmosphere in 3-D: the thermal between side walls in x and y with eddy viscosity, cut along y; the
 # periodic thermal unsplit, cut along x and z. 16 x 16 x 8 cells.
 deck="$SOURCE_DIR/configs/atmosphere/rising_thermal_3d.toml"

@@ -13,4 +13,10 @@ deck="$SOURCE_DIR/configs/atmosphere/rising_thermal_3d.toml"
 settings=(--set mesh.nx=16 --set mesh.ny=16 --set mesh.nz=8 --set run.end_time=48 --set run.output_interval=24
           --set run.progress_every=1000 --set run.diagnostics_every=3 --set run.checkpoint_every_minutes=0)
 check_restarts "$deck" "" "${settings[@]}"
+# With moisture the checkpoint holds the water's partial densities too: the moist bubble, 50 x 25 cells.
+rm -rf "${work:?}"/*
+deck="$SOURCE_DIR/configs/atmosphere/bryan_fritsch_moist.toml"
+settings=(--set mesh.nx=50 --set mesh.nz=25 --set run.end_time=40 --set run.output_interval=20
+          --set run.progress_every=1000 --set run.diagnostics_every=3 --set run.checkpoint_every_minutes=0)
+check_restarts "$deck" "" "${settings[@]}"
 echo "atmosphere restart tests passed"
