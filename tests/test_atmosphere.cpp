@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "deck_for_tests.hpp"
+#include "atmosphere_for_tests.hpp"
 #include "mesh/reductions.hpp"
 #include "solvers/atmosphere/atmosphere_solver.hpp"
 
@@ -21,15 +21,9 @@ using namespace meridian;
 namespace {
 
 std::unique_ptr<atmosphere::AtmosphereSolver> build(const std::vector<std::string>& settings) {
-  auto solver = atmosphere::build(meridian::testing::deck_of("atmosphere", settings), MPI_COMM_WORLD);
-  return std::unique_ptr<atmosphere::AtmosphereSolver>(dynamic_cast<atmosphere::AtmosphereSolver*>(solver.release()));
+  return meridian::testing::build_atmosphere(settings);
 }
-
-std::map<std::string, double> diagnostics(atmosphere::AtmosphereSolver& s) {
-  std::map<std::string, double> out;
-  for (const auto& d : s.diagnostics(0)) out[d.name] = d.value;
-  return out;
-}
+using meridian::testing::diagnostics;
 
 // A state that started at rest is still at rest: no vertical wind and no theta perturbation, to 1e-12.
 void expect_at_rest(atmosphere::AtmosphereSolver& s, const std::string& label) {
