@@ -320,8 +320,8 @@ void AtmosphereSolver::unsplit_step(double dt) {
 }
 
 // Split: x to z, then z to x the next step (miniWeather's x, z / z, x in 2-D and x, y, z / z, y, x in 3-D).
-// The saturation adjustment comes once, at the end of the step (as CM1 and WRF place their microphysics): the
-// dynamics' stages see the water as the step began, and the cloud that condenses is the step's.
+// The moist physics comes once, at the end of the step (as CM1 and WRF place their microphysics): the dynamics'
+// stages see the water as the step began, and the cloud that condenses is the step's.
 void AtmosphereSolver::step(double, double dt) {
   if (s_.unsplit) {
     unsplit_step(dt);
@@ -330,15 +330,16 @@ void AtmosphereSolver::step(double, double dt) {
     for (int n = 0; n < dims; ++n) sweep(x_first_ ? n : dims - 1 - n, dt);
     x_first_ = !x_first_;
   }
-  if (s_.moisture.on() && s_.moisture.adjustment) adjust_to_saturation();
+  if (s_.moisture.on()) moist_physics(dt);
 }
 
-void AtmosphereSolver::adjust_to_saturation() {
+void AtmosphereSolver::moist_physics(double dt) {
   const Block b = block_of(decomp_, s_.side_walls);
+  const Moisture& m = s_.moisture;
   if (dimensions() == 3)
-    atmosphere::adjust_to_saturation<3>(b, cells_, q_, water_, s_.moisture.tolerance);
+    atmosphere::moist_physics<3>(b, cells_, q_, water_, dt, m.adjustment, m.tolerance);
   else
-    atmosphere::adjust_to_saturation<2>(b, cells_, q_, water_, s_.moisture.tolerance);
+    atmosphere::moist_physics<2>(b, cells_, q_, water_, dt, m.adjustment, m.tolerance);
 }
 
 std::vector<solvers::Scalar> AtmosphereSolver::diagnostics(double) {

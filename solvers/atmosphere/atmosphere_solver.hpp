@@ -72,7 +72,7 @@ class AtmosphereSolver final : public solvers::Solver {
   DiscreteBackground discrete_background(double dz, long first_cell, long cells) const;
   // The water buffer that goes with an air buffer: water_ with q_, water_stage_ with stage_, and so on.
   const mesh::Field& water_of(const mesh::Field& air) const;
-  void adjust_to_saturation();
+  void moist_physics(double dt);
   void output_water();
   io::DatasetBox box(const std::string& name, const std::string& units) const;
 

@@ -107,18 +107,22 @@ void water_wall_halos_across(int axis, const Block& b, const BackgroundView& cel
 }
 
 template <int Dims>
-void adjust_to_saturation(const Block& b, const BackgroundView& cells, const mesh::Field& air, const mesh::Field& water,
-                          double tolerance) {
+void moist_physics(const Block& b, const BackgroundView& cells, const mesh::Field& air, const mesh::Field& water,
+                   double dt, bool adjustment, double tolerance) {
   Kokkos::parallel_for(
-      "atmosphere::saturation_adjustment", Kokkos::RangePolicy<>(0, b.nz * b.ny * b.nx), KOKKOS_LAMBDA(const int n) {
+      "atmosphere::moist_physics", Kokkos::RangePolicy<>(0, b.nz * b.ny * b.nx), KOKKOS_LAMBDA(const int n) {
         const int i = b.h + n % b.nx, row = n / b.nx;
         const int k = b.h + (Dims == 2 ? row : row / b.ny), j = b.h + (Dims == 2 ? 0 : row % b.ny);
         const BackgroundPoint cell = cells(k);
         double w[water_species];
         for (int c = 0; c < water_species; ++c) w[c] = at<Dims>(water, c, k, j, i);
+        const double rho = at<Dims>(air, density, k, j, i) + cell.rho;
         double rt = at<Dims>(air, rho_theta, k, j, i);
-        if (!saturation_adjustment(at<Dims>(air, density, k, j, i) + cell.rho, rt, cell, w, tolerance)) return;
-        at<Dims>(air, rho_theta, k, j, i) = rt;
+        const double before = rt;
+        moist_expansion_correction(rho, at<Dims>(air, momentum_z, k, j, i) / rho, rt, cell, w, dt);
+        const bool adjusted = adjustment && saturation_adjustment(rho, rt, cell, w, tolerance);
+        if (rt != before) at<Dims>(air, rho_theta, k, j, i) = rt;
+        if (!adjusted) return;
         for (int c = 0; c < water_species; ++c) at<Dims>(water, c, k, j, i) = w[c];
       });
 }
@@ -129,9 +133,9 @@ template void water_wall_halos_across<2>(int, const Block&, const BackgroundView
                                          const mesh::Field&);
 template void water_wall_halos_across<3>(int, const Block&, const BackgroundView&, const mesh::Field&,
                                          const mesh::Field&);
-template void adjust_to_saturation<2>(const Block&, const BackgroundView&, const mesh::Field&, const mesh::Field&,
-                                      double);
-template void adjust_to_saturation<3>(const Block&, const BackgroundView&, const mesh::Field&, const mesh::Field&,
-                                      double);
+template void moist_physics<2>(const Block&, const BackgroundView&, const mesh::Field&, const mesh::Field&, double,
+                               bool, double);
+template void moist_physics<3>(const Block&, const BackgroundView&, const mesh::Field&, const mesh::Field&, double,
+                               bool, double);
 
 }  // namespace meridian::atmosphere

@@ -30,9 +30,10 @@ template <int Dims>
 void water_wall_halos_across(int axis, const Block& b, const BackgroundView& cells, const mesh::Field& air,
                              const mesh::Field& water);
 
-// The saturation adjustment in every cell of the block.
+// The end of a moist step in every cell of the block: the moist expansion's correction over the step dt, then
+// (with `adjustment`) the saturation adjustment.
 template <int Dims>
-void adjust_to_saturation(const Block& b, const BackgroundView& cells, const mesh::Field& air, const mesh::Field& water,
-                          double tolerance);
+void moist_physics(const Block& b, const BackgroundView& cells, const mesh::Field& air, const mesh::Field& water,
+                   double dt, bool adjustment, double tolerance);
 
 }  // namespace meridian::atmosphere
