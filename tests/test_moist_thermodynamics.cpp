@@ -13,6 +13,7 @@
 #include "parallel/device_memory.hpp"
 #include "solvers/atmosphere/moist_sounding.hpp"
 #include "solvers/atmosphere/moist_thermodynamics.hpp"
+#include "solvers/atmosphere/water_transport.hpp"
 
 using namespace meridian;
 using namespace meridian::atmosphere;
@@ -141,3 +142,46 @@ TEST(MoistThermodynamics, SaturatedSoundingRefusesWhatItCannotBuild) {
 }
 
 }  // namespace
+
+namespace {
+// theta_e of a saturated parcel of Bryan & Fritsch's base state at 2 km lifted to 8 km in steps of dz as the core
+// moves it: each step expands it along the dry adiabat to the column's pressure there (the dynamics), then
+// water_transport.hpp's moist_step corrects the expansion and adjusts it to saturation; minus the column's 320 K,
+// relative.
+double lifted_theta_e_error(double dz) {
+  const double rt = 0.02;
+  const moist::SaturatedSounding sounding(320, rt, 1.0e5, 8.0e3);
+  const moist::SaturatedState start = sounding.at(2.0e3);
+  double rho_d = start.dry_density, t = start.temperature, water[water_species] = {rho_d * start.vapour, rho_d * start.cloud};
+  double last_pressure = start.pressure;  // the parcel is the cell: its whole change of pressure is its own
+  for (double z = 2.0e3 + dz; z <= 8.0e3 + 1e-9; z += dz) {
+    double qv = water[vapour] / rho_d;
+    const double p_before = rho_d * (rd + moist::rv * qv) * t, p = sounding.at(z).pressure;
+    t *= std::pow(p / p_before, rd / cp);
+    const double scale = p / (rho_d * (rd + moist::rv * qv) * t);  // the expanded parcel's density over the old
+    rho_d *= scale;
+    for (double& w : water) w *= scale;
+    const double rho = rho_d + water[vapour] + water[cloud];
+    const BackgroundPoint cell{rho, std::pow(p / c0, 1 / gamma_d), p};
+    double rt_perturbation = 0;
+    moist_step(rho, 0.0, 1.0, rt_perturbation, cell, water, last_pressure, true, 1e-10);
+    qv = water[vapour] / rho_d;
+    t = cell_pressure(rt_perturbation, cell) / (rho_d * (rd + moist::rv * qv));
+  }
+  const double qv = water[vapour] / rho_d;
+  return std::exp(moist::log_equivalent_potential_temperature(t, rho_d, qv, rt)) / 320 - 1;
+}
+}  // namespace
+
+// A column lifted reversibly keeps theta_e: the core's steps (dry expansion, the moist correction, the adjustment)
+// follow Emanuel's theta_e up to a splitting error (the correction takes kappa_m from the water before each step's
+// condensation) and what Bolton's formula leaves of Clausius-Clapeyron in 4.5.11. Measured from 2 to 8 km:
+// 1.15e-5 relative with 100 m steps (0.004 K), 8.1e-6 with 50 m; without the correction -1.6e-2 (-5 K) at either
+// step, with only its hydrostatic part -1.2e-3, and correcting its own pressure again +4.2e-4. Bounds: 3e-5 at
+// 100 m, and smaller with 50 m.
+TEST(MoistThermodynamics, LiftedColumnKeepsThetaE) {
+  const double coarse = lifted_theta_e_error(100.0), fine = lifted_theta_e_error(50.0);
+  std::cout << "  theta_e after a lift from 2 to 8 km: " << coarse << " (100 m steps), " << fine << " (50 m)\n";
+  EXPECT_LT(std::abs(coarse), 3e-5);
+  EXPECT_LT(std::abs(fine), std::abs(coarse));
+}

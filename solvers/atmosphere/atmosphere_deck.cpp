@@ -361,7 +361,7 @@ void require_memory(const io::Deck& deck, const Settings& s, MPI_Comm comm) {
                                                            static_cast<std::uint64_t>(s.grid.cells[1]),
                                                            static_cast<std::uint64_t>(s.grid.cells[2])});
   const std::uint64_t local = cells == UINT64_MAX ? cells : (cells + ranks - 1) / ranks;
-  const std::uint64_t components = components_of_dims(s.grid.dimensions) + (s.moisture.on() ? water_species : 0);
+  const std::uint64_t components = components_of_dims(s.grid.dimensions) + (s.moisture.on() ? water_species + 1 : 0);
   solvers::require_memory(deck, "mesh", "nx",
                           solvers::saturating_product({local, components * (s.unsplit ? 5u : 4u) + 1, sizeof(double)}),
                           "the state, stage, face fluxes and staged output", comm);

@@ -90,6 +90,7 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
     water_ = mesh::make_field(decomp_, water_species, "atmosphere::water");
     water_stage_ = mesh::make_field(decomp_, water_species, "atmosphere::water_stage");
     if (s_.unsplit) water_second_stage_ = mesh::make_field(decomp_, water_species, "atmosphere::water_second_stage");
+    last_pressure_ = mesh::make_field(decomp_, 1, "atmosphere::last_pressure");
     water_exchange_ = std::make_unique<mesh::HaloExchange>(decomp_, water_species);
     if (!parallel::device_memory_is_host) water_host_ = Kokkos::create_mirror(water_);
   }
@@ -191,7 +192,18 @@ void AtmosphereSolver::set_initial_state() {
     host_value(water, dims, cloud, k, j, i) = water_background_[k].cloud + water_sums[cloud];
   });
   parallel::copy<parallel::Copy::host_to_device>(q_, q);
-  if (s_.moisture.on()) parallel::copy<parallel::Copy::host_to_device>(water_, water);
+  if (!s_.moisture.on()) return;
+  parallel::copy<parallel::Copy::host_to_device>(water_, water);
+  set_last_pressure();
+}
+
+// Every cell's pressure now, as the moist expansion's correction reads it at the end of the next step.
+void AtmosphereSolver::set_last_pressure() {
+  const Block b = block_of(decomp_, s_.side_walls);
+  if (dimensions() == 3)
+    record_pressure<3>(b, cells_, q_, last_pressure_);
+  else
+    record_pressure<2>(b, cells_, q_, last_pressure_);
 }
 
 DiscreteBackground AtmosphereSolver::discrete_background(double dz, long first_cell, long cells) const {
@@ -337,9 +349,9 @@ void AtmosphereSolver::moist_physics(double dt) {
   const Block b = block_of(decomp_, s_.side_walls);
   const Moisture& m = s_.moisture;
   if (dimensions() == 3)
-    atmosphere::moist_physics<3>(b, cells_, q_, water_, dt, m.adjustment, m.tolerance);
+    atmosphere::moist_physics<3>(b, cells_, q_, water_, last_pressure_, dt, m.adjustment, m.tolerance);
   else
-    atmosphere::moist_physics<2>(b, cells_, q_, water_, dt, m.adjustment, m.tolerance);
+    atmosphere::moist_physics<2>(b, cells_, q_, water_, last_pressure_, dt, m.adjustment, m.tolerance);
 }
 
 std::vector<solvers::Scalar> AtmosphereSolver::diagnostics(double) {
@@ -454,6 +466,7 @@ std::vector<io::DatasetBox> AtmosphereSolver::state_layout() const {
   if (s_.moisture.on()) {
     boxes.push_back(box("state/vapour_density", "kg/m^3"));
     boxes.push_back(box("state/cloud_density", "kg/m^3"));
+    boxes.push_back(box("state/last_pressure", "Pa"));
   }
   return boxes;
 }
@@ -466,8 +479,10 @@ const std::vector<io::HostDataset>& AtmosphereSolver::state() {
   });
   if (s_.moisture.on()) {
     const auto water = mesh::on_host(water_, water_host_);
+    const auto last = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), last_pressure_);
     for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
       for (int c = 0; c < water_species; ++c) staged_state_[components_ + c].values[n] = host_value(water, dims, c, k, j, i);
+      staged_state_[components_ + water_species].values[n] = host_value(last, dims, 0, k, j, i);
     });
   }
   return staged_state_;
@@ -482,10 +497,13 @@ void AtmosphereSolver::restore(const std::vector<io::HostDataset>& state) {
   parallel::copy<parallel::Copy::host_to_device>(q_, q);  // on the host backends q_ itself: counted, no copy
   if (!s_.moisture.on()) return;
   const auto water = mesh::on_host(water_, water_host_);
+  auto last = Kokkos::create_mirror_view(last_pressure_);
   for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
     for (int c = 0; c < water_species; ++c) host_value(water, dims, c, k, j, i) = state.at(components_ + c).values.at(n);
+    host_value(last, dims, 0, k, j, i) = state.at(components_ + water_species).values.at(n);
   });
   parallel::copy<parallel::Copy::host_to_device>(water_, water);
+  parallel::copy<parallel::Copy::host_to_device>(last_pressure_, last);
 }
 
 std::vector<solvers::Scalar> AtmosphereSolver::state_scalars() const {

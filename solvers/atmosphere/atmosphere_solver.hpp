@@ -73,6 +73,7 @@ class AtmosphereSolver final : public solvers::Solver {
   // The water buffer that goes with an air buffer: water_ with q_, water_stage_ with stage_, and so on.
   const mesh::Field& water_of(const mesh::Field& air) const;
   void moist_physics(double dt);
+  void set_last_pressure();
   void output_water();
   io::DatasetBox box(const std::string& name, const std::string& units) const;
 
@@ -88,6 +89,7 @@ class AtmosphereSolver final : public solvers::Solver {
   // buffers, their halo exchange, and the background's water by halo-inclusive level (host).
   std::optional<moist::SaturatedSounding> sounding_;
   mesh::Field water_, water_stage_, water_second_stage_;
+  mesh::Field last_pressure_;  // Pa, each cell's at the end of the last step (the moist expansion's correction)
   std::unique_ptr<mesh::HaloExchange> water_exchange_;
   std::vector<WaterPoint> water_background_;
   Kokkos::View<const WaterPoint*> water_cells_;  // water_background_ on the device

@@ -108,7 +108,7 @@ void water_wall_halos_across(int axis, const Block& b, const BackgroundView& cel
 
 template <int Dims>
 void moist_physics(const Block& b, const BackgroundView& cells, const mesh::Field& air, const mesh::Field& water,
-                   double dt, bool adjustment, double tolerance) {
+                   const mesh::Field& last_pressure, double dt, bool adjustment, double tolerance) {
   Kokkos::parallel_for(
       "atmosphere::moist_physics", Kokkos::RangePolicy<>(0, b.nz * b.ny * b.nx), KOKKOS_LAMBDA(const int n) {
         const int i = b.h + n % b.nx, row = n / b.nx;
@@ -119,11 +119,22 @@ void moist_physics(const Block& b, const BackgroundView& cells, const mesh::Fiel
         const double rho = at<Dims>(air, density, k, j, i) + cell.rho;
         double rt = at<Dims>(air, rho_theta, k, j, i);
         const double before = rt;
-        moist_expansion_correction(rho, at<Dims>(air, momentum_z, k, j, i) / rho, rt, cell, w, dt);
-        const bool adjusted = adjustment && saturation_adjustment(rho, rt, cell, w, tolerance);
+        double& pressure = at<Dims>(last_pressure, 0, k, j, i);
+        const bool adjusted =
+            moist_step(rho, at<Dims>(air, momentum_z, k, j, i) / rho, dt, rt, cell, w, pressure, adjustment, tolerance);
         if (rt != before) at<Dims>(air, rho_theta, k, j, i) = rt;
         if (!adjusted) return;
         for (int c = 0; c < water_species; ++c) at<Dims>(water, c, k, j, i) = w[c];
+      });
+}
+
+template <int Dims>
+void record_pressure(const Block& b, const BackgroundView& cells, const mesh::Field& air, const mesh::Field& last_pressure) {
+  Kokkos::parallel_for(
+      "atmosphere::record_pressure", Kokkos::RangePolicy<>(0, b.nz * b.ny * b.nx), KOKKOS_LAMBDA(const int n) {
+        const int i = b.h + n % b.nx, row = n / b.nx;
+        const int k = b.h + (Dims == 2 ? row : row / b.ny), j = b.h + (Dims == 2 ? 0 : row % b.ny);
+        at<Dims>(last_pressure, 0, k, j, i) = cell_pressure(at<Dims>(air, rho_theta, k, j, i), cells(k));
       });
 }
 
@@ -133,9 +144,11 @@ template void water_wall_halos_across<2>(int, const Block&, const BackgroundView
                                          const mesh::Field&);
 template void water_wall_halos_across<3>(int, const Block&, const BackgroundView&, const mesh::Field&,
                                          const mesh::Field&);
-template void moist_physics<2>(const Block&, const BackgroundView&, const mesh::Field&, const mesh::Field&, double,
-                               bool, double);
-template void moist_physics<3>(const Block&, const BackgroundView&, const mesh::Field&, const mesh::Field&, double,
-                               bool, double);
+template void record_pressure<2>(const Block&, const BackgroundView&, const mesh::Field&, const mesh::Field&);
+template void record_pressure<3>(const Block&, const BackgroundView&, const mesh::Field&, const mesh::Field&);
+template void moist_physics<2>(const Block&, const BackgroundView&, const mesh::Field&, const mesh::Field&,
+                               const mesh::Field&, double, bool, double);
+template void moist_physics<3>(const Block&, const BackgroundView&, const mesh::Field&, const mesh::Field&,
+                               const mesh::Field&, double, bool, double);
 
 }  // namespace meridian::atmosphere

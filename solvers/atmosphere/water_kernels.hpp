@@ -30,10 +30,15 @@ template <int Dims>
 void water_wall_halos_across(int axis, const Block& b, const BackgroundView& cells, const mesh::Field& air,
                              const mesh::Field& water);
 
-// The end of a moist step in every cell of the block: the moist expansion's correction over the step dt, then
-// (with `adjustment`) the saturation adjustment.
+// The end of a moist step in every cell of the block (water_transport.hpp's moist_step): the moist expansion's
+// correction over the step dt, then (with `adjustment`) the saturation adjustment; `last_pressure` holds each
+// cell's pressure at the end of the previous step and is updated.
 template <int Dims>
 void moist_physics(const Block& b, const BackgroundView& cells, const mesh::Field& air, const mesh::Field& water,
-                   double dt, bool adjustment, double tolerance);
+                   const mesh::Field& last_pressure, double dt, bool adjustment, double tolerance);
+
+// last_pressure = every cell's pressure now.
+template <int Dims>
+void record_pressure(const Block& b, const BackgroundView& cells, const mesh::Field& air, const mesh::Field& last_pressure);
 
 }  // namespace meridian::atmosphere
