@@ -13,6 +13,7 @@
 #include "atmosphere_for_tests.hpp"
 #include "mesh/reductions.hpp"
 #include "solvers/atmosphere/atmosphere_solver.hpp"
+#include "solvers/atmosphere/moist_background.hpp"
 #include "solvers/atmosphere/water_transport.hpp"
 
 using namespace meridian;
@@ -52,6 +53,38 @@ const std::vector<std::string> saturated{"atmosphere.width=20000.0", "atmosphere
                                          "mesh.nx=50", "mesh.nz=25"};
 
 }  // namespace
+
+// The saturated neutral background at the discrete level, 100 m and 1 km levels: the z momentum's relation
+// (p_face(k+1) - p_face(k)) / dz = -g rho_cell(k) with the whole density (each cell's made from it: rounding
+// only, bound 1e-12 as the dry test's), r_t = 0.02 in every cell, and every cell saturated for its own pressure
+// and dry density (bound 1e-12: the root's tolerance), so the adjustment leaves the resting state alone. Measured
+// 2.1e-16, 4.4e-16 and 1.0e-14.
+TEST(AtmosphereMoist, SaturatedBackgroundIsHydrostaticAndSaturatedAtTheDiscreteLevel) {
+  for (const char* levels : {"100", "10"}) {
+    auto s = build({"atmosphere.case=rest", "atmosphere.width=20000.0", "atmosphere.height=10000.0",
+                    "moisture.water=saturated_neutral", "mesh.nx=4", std::string("mesh.nz=") + levels});
+    const auto faces = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s->background_faces());
+    const auto cells = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s->background_cells());
+    const auto& water = s->background_water();
+    const int h = s->decomposition().halo(1);
+    double hydrostatic = 0, total_water = 0, saturation = 0;
+    for (long k = 0; k < s->decomposition().local_cells(1); ++k) {
+      const auto& c = cells(h + k);
+      const double weight = atmosphere::gravity * c.rho;
+      hydrostatic = std::max(hydrostatic, std::abs((faces(k + 1).pressure - faces(k).pressure) / s->spacing(1) + weight) / weight);
+      const double rho_d = c.rho - water[h + k].vapour - water[h + k].cloud;
+      total_water = std::max(total_water, std::abs((water[h + k].vapour + water[h + k].cloud) / rho_d / 0.02 - 1));
+      const double t = atmosphere::cell_temperature(c.rho, c.pressure, water[h + k]);
+      saturation = std::max(saturation,
+                            std::abs(water[h + k].vapour / rho_d / atmosphere::moist::saturation_mixing_ratio(t, rho_d) - 1));
+    }
+    std::cout << "  " << levels << " levels: hydrostatic " << hydrostatic << ", r_t " << total_water << ", saturation "
+              << saturation << "\n";
+    EXPECT_LT(hydrostatic, 1e-12) << levels;
+    EXPECT_LT(total_water, 1e-12) << levels;
+    EXPECT_LT(saturation, 1e-12) << levels;
+  }
+}
 
 // The water rides on the air without acting on it until it has mass: zero vapour changes no bit of the dry
 // thermal (the water's launches run, their results are zero).
