@@ -42,23 +42,36 @@ KOKKOS_INLINE_FUNCTION double log_equivalent_potential_temperature(double t, dou
   return value;
 }
 
-// Newton's iterations the adjustment allows; it needs 3-5 (the derivative is a difference quotient).
+// The same for saturated air, q_v = q_vs(T) (H = 1: no humidity term), one logarithm and one exponential: the
+// residual the adjustment's root finder evaluates.
+KOKKOS_INLINE_FUNCTION double log_saturated_equivalent_potential_temperature(double t, double rho_d, double rt) {
+  const double cpt = cp + cl * rt, kappa = rd / cpt;
+  return (1 - kappa) * km::log(t) - kappa * km::log(rho_d * rd / p0) +
+         latent_heat(t) * saturation_mixing_ratio(t, rho_d) / (cpt * t);
+}
+
+// Iterations the root finder allows; the secant method needs 3-5.
 inline constexpr int adjustment_iterations = 40;
 
-// The root near `t` of the residual g(T): Newton's method with a centred difference quotient, to |dT| <= 1e-12 T.
+// The root near `t` of the residual g(T): the secant method from t and t + 0.01 K, to |dT| <= 1e-14 T (a few ulps,
+// so that cells whose states differ by rounding, a bubble's mirror images, land on the same root). One evaluation
+// of g an iteration: Newton's method with a centred difference quotient took three, and most of a moist step, as
+// sound moves nearly every cell off saturation by more than the adjustment's tolerance.
 template <class Residual>
 KOKKOS_INLINE_FUNCTION double temperature_root(const Residual& g, double t) {
-  for (int n = 0; n < adjustment_iterations; ++n) {
-    const double h = 1e-4;
-    const double step = g(t) * 2 * h / (g(t + h) - g(t - h));
+  double previous = t + 1e-2, g_previous = g(previous), g_t = g(t);
+  for (int n = 0; n < adjustment_iterations && g_t != g_previous; ++n) {
+    const double step = g_t * (t - previous) / (g_t - g_previous);
+    previous = t, g_previous = g_t;
     t -= step;
-    if (!(km::fabs(step) > 1e-12 * t)) break;
+    if (!(km::fabs(step) > 1e-14 * t)) break;
+    g_t = g(t);
   }
   return t;
 }
 
 // The temperature near `t` where air of dry density rho_d and total water rt, with vapour vapour(T), has
-// ln theta_e = target: Newton's method with a centred difference quotient, to |dT| <= 1e-12 T.
+// ln theta_e = target, to |dT| <= 1e-14 T.
 template <class Vapour>
 KOKKOS_INLINE_FUNCTION double temperature_of(double target, double t, double rho_d, double rt, const Vapour& vapour) {
   return temperature_root(
@@ -75,9 +88,9 @@ KOKKOS_INLINE_FUNCTION double temperature_of(double target, double t, double rho
 KOKKOS_INLINE_FUNCTION void adjust_to_saturation(double rho_d, double& t, double& qv, double& qc) {
   if (!(qc > 0) && qv <= saturation_mixing_ratio(t, rho_d)) return;
   const double rt = qv + qc, target = log_equivalent_potential_temperature(t, rho_d, qv, rt);
-  const double saturated = temperature_of(target, t, rho_d, rt, [&](double temperature) {
-    return saturation_mixing_ratio(temperature, rho_d);
-  });
+  const double saturated = temperature_root(
+      [&](double temperature) { return log_saturated_equivalent_potential_temperature(temperature, rho_d, rt) - target; },
+      t);
   const double vapour = saturation_mixing_ratio(saturated, rho_d);
   if (vapour <= rt) {
     t = saturated, qv = vapour, qc = rt - vapour;

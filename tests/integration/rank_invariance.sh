@@ -46,6 +46,14 @@ meridian_on 2 run "$deck" "${settings[@]}" --set mesh.process_grid=[1,1,2] --out
 meridian_on 4 run "$deck" "${settings[@]}" --set mesh.process_grid=[2,1,2] --output "$work/moist4" > "$work/moist4.log"
 $compare "$work/moist1" "$work/moist2"
 $compare "$work/moist1" "$work/moist4"
+# And in 3-D, 20^3 cells of 1 km x 1 km x 500 m, cut along x and y on 4 ranks.
+deck="$SOURCE_DIR/configs/atmosphere/rising_thermal_3d.toml"
+settings=(--set mesh.nx=20 --set mesh.ny=20 --set mesh.nz=20 --set atmosphere.case=\"bryan_fritsch\"
+          --set atmosphere.sides=\"wall\" --set moisture.water=\"saturated_neutral\" --set run.end_time=200
+          --set run.output_interval=100 --set run.diagnostics_every=5 --set run.progress_every=1000)
+meridian_on 1 run "$deck" "${settings[@]}" --output "$work/moist3d1" > "$work/moist3d1.log"
+meridian_on 4 run "$deck" "${settings[@]}" --set mesh.process_grid=[2,2,1] --output "$work/moist3d4" > "$work/moist3d4.log"
+$compare "$work/moist3d1" "$work/moist3d4"
 
 # The atmosphere in 3-D: the thermal between side walls in x and y with eddy viscosity, cut along y; the
 # periodic thermal unsplit, cut along x and z. 16 x 16 x 8 cells.
