@@ -360,27 +360,28 @@ std::vector<solvers::Scalar> AtmosphereSolver::diagnostics(double) {
   const double dz = spacing_[vertical];
   const double volume = dims == 3 ? spacing_[0] * spacing_[1] * dz : spacing_[0] * dz;
   const long z0 = decomp_.offset(vertical);
-  double sums[2], maxima[3];
-  if (dims == 3)
+  // The dry quantities, then the water's (moist runs): sums of mass, energy, vapour and cloud; maxima of |w|,
+  // -theta', theta', -min mixing ratio, cloud mixing ratio and supersaturation. One reduction each over ranks.
+  double sums[4] = {}, maxima[6] = {};
+  const bool moist = s_.moisture.on();
+  if (dims == 3) {
     local_diagnostics<3>(b, q_, cells_, dz, volume, z0, sums, maxima);
-  else
+    if (moist) local_water_diagnostics<3>(b, q_, water_, cells_, water_cells_, volume, sums + 2, maxima + 3);
+  } else {
     local_diagnostics<2>(b, q_, cells_, dz, volume, z0, sums, maxima);
-  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, decomp_.comm());
-  MPI_Allreduce(MPI_IN_PLACE, maxima, 3, MPI_DOUBLE, MPI_MAX, decomp_.comm());
+    if (moist) local_water_diagnostics<2>(b, q_, water_, cells_, water_cells_, volume, sums + 2, maxima + 3);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, sums, moist ? 4 : 2, MPI_DOUBLE, MPI_SUM, decomp_.comm());
+  MPI_Allreduce(MPI_IN_PLACE, maxima, moist ? 6 : 3, MPI_DOUBLE, MPI_MAX, decomp_.comm());
   const char* mass_units = dims == 3 ? "kg" : "kg/m";
   std::vector<solvers::Scalar> out{{"total_mass", background_mass_ + sums[0], true, mass_units},
                                    {"total_energy", background_energy_ + sums[1], true, dims == 3 ? "J" : "J/m"},
                                    {"max_abs_w", maxima[0], true, "m/s"},
                                    {"min_theta_perturbation", -maxima[1], true, "K"},
                                    {"max_theta_perturbation", maxima[2], true, "K"}};
-  if (!s_.moisture.on()) return out;
-  double water_sums[2], water_maxima[3];
-  if (dims == 3)
-    local_water_diagnostics<3>(b, q_, water_, cells_, water_cells_, volume, water_sums, water_maxima);
-  else
-    local_water_diagnostics<2>(b, q_, water_, cells_, water_cells_, volume, water_sums, water_maxima);
-  MPI_Allreduce(MPI_IN_PLACE, water_sums, 2, MPI_DOUBLE, MPI_SUM, decomp_.comm());
-  MPI_Allreduce(MPI_IN_PLACE, water_maxima, 3, MPI_DOUBLE, MPI_MAX, decomp_.comm());
+  if (!moist) return out;
+  const double* water_sums = sums + 2;
+  const double* water_maxima = maxima + 3;
   const double perturbation = water_sums[0] + water_sums[1];
   const double background_water = background_water_[0] + background_water_[1];
   out.push_back({"dry_mass", (background_mass_ - background_water) + (sums[0] - perturbation), true, mass_units});
