@@ -429,13 +429,13 @@ const std::vector<io::HostDataset>& AtmosphereSolver::output_fields() {
     output_[4].values[n] = value(density);
     if (dims == 3) output_[5].values[n] = value(momentum_y) / rho;
   });
-  if (s_.moisture.on()) output_water();
+  if (s_.moisture.on()) output_water(q);
   return output_;
 }
 
-// The water's mixing ratios and theta_e' (after the air's fields in output_).
-void AtmosphereSolver::output_water() {
-  const auto q = mesh::on_host(q_, q_host_);
+// The water's mixing ratios and theta_e' (after the air's fields in output_), from the state output_fields has
+// already brought to the host.
+void AtmosphereSolver::output_water(const mesh::Field::HostMirror& q) {
   const auto water = mesh::on_host(water_, water_host_);
   const auto cells = parallel::host_mirror_of(cells_);
   const int dims = dimensions(), first = dims == 3 ? 6 : 5;
@@ -449,8 +449,7 @@ void AtmosphereSolver::output_water() {
     const BackgroundPoint& cell = cells(k);
     const WaterPoint w{host_value(water, dims, vapour, k, j, i), host_value(water, dims, cloud, k, j, i)};
     const double rho = host_value(q, dims, density, k, j, i) + cell.rho;
-    const double p = cell.pressure + pressure_perturbation(host_value(q, dims, rho_theta, k, j, i), cell.rho_theta,
-                                                           cell.pressure);
+    const double p = cell_pressure(host_value(q, dims, rho_theta, k, j, i), cell);
     const double rho_d = rho - w.vapour - w.cloud;
     output_[first].values[n] = w.vapour / rho_d;
     output_[first + 1].values[n] = w.cloud / rho_d;

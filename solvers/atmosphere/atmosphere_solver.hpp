@@ -74,7 +74,7 @@ class AtmosphereSolver final : public solvers::Solver {
   const mesh::Field& water_of(const mesh::Field& air) const;
   void moist_physics(double dt);
   void set_last_pressure();
-  void output_water();
+  void output_water(const mesh::Field::HostMirror& q);
   io::DatasetBox box(const std::string& name, const std::string& units) const;
 
   Settings s_;

@@ -101,8 +101,7 @@ void local_water_diagnostics(const Block& b, const mesh::Field& q, const mesh::F
       if (what == 4) {
         const BackgroundPoint& cell = cells(b.h + k);
         const double rt = at<Dims>(q, rho_theta, b.h + k, b.h + j, b.h + i);
-        const double p = cell.pressure + pressure_perturbation(rt, cell.rho_theta, cell.pressure);
-        const double t = p / (rho_d * rd + rv * moist::rv);
+        const double t = cell_pressure(rt, cell) / (rho_d * rd + rv * moist::rv);
         value = rv / rho_d / moist::saturation_mixing_ratio(t, rho_d) - 1;
       }
       r = max_of(r, value);
