@@ -62,7 +62,15 @@ KOKKOS_INLINE_FUNCTION double early_exercised(const PathRecord& r, const Product
   return value;
 }
 
-// The discounted payoff of one path.
+// The largest (or smallest) terminal price of the assets.
+KOKKOS_INLINE_FUNCTION double extreme_price(const PathRecord& r, const ProductTerms& t, bool largest) {
+  double extreme = r.terminal[0];
+  for (int a = 1; a < t.assets; ++a) extreme = largest ? max_of(extreme, r.terminal[a]) : min_of(extreme, r.terminal[a]);
+  return extreme;
+}
+
+// The discounted payoff of one path. Not recursive: a device function that calls itself has a stack the
+// compiler cannot size, and CUDA's default of 1 KiB a thread then overflowed in the path kernel on the H200.
 KOKKOS_INLINE_FUNCTION double discounted_payoff(Payoff p, const PathRecord& r, const ProductTerms& t) {
   const double s = r.terminal[0], k = t.strike, d = t.discount;
   const double mean = r.arithmetic_sum / r.fixings, geometric = km::exp(r.log_sum / r.fixings);
@@ -92,18 +100,13 @@ KOKKOS_INLINE_FUNCTION double discounted_payoff(Payoff p, const PathRecord& r, c
       for (int a = 0; a < t.assets; ++a) basket += t.basket_weights[a] * r.terminal[a];
       return d * (p == Payoff::basket_call ? call(basket, k) : put(basket, k));
     }
-    case Payoff::max_call:
-    case Payoff::min_call: {
-      double extreme = r.terminal[0];
-      for (int a = 1; a < t.assets; ++a)
-        extreme = p == Payoff::max_call ? max_of(extreme, r.terminal[a]) : min_of(extreme, r.terminal[a]);
-      return d * call(extreme, k);
-    }
+    case Payoff::max_call: return d * call(extreme_price(r, t, true), k);
+    case Payoff::min_call: return d * call(extreme_price(r, t, false), k);
     case Payoff::lookback_call: return d * (s - r.minimum);  // floating strike
     case Payoff::lookback_put: return d * (r.maximum - s);
     case Payoff::bermudan_put: return early_exercised(r, t, d * put(s, k));
     case Payoff::bermudan_call: return early_exercised(r, t, d * call(s, k));
-    case Payoff::bermudan_max_call: return early_exercised(r, t, discounted_payoff(Payoff::max_call, r, t));
+    case Payoff::bermudan_max_call: return early_exercised(r, t, d * call(extreme_price(r, t, true), k));
   }
   return 0.0;
 }
