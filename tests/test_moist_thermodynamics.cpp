@@ -81,7 +81,17 @@ TEST(MoistThermodynamics, SaturationAdjustment) {
       EXPECT_LE(s.qv1, qs * (1 + 1e-10));
     }
     const double condensate = s.qc1 - s.qc;
-    if (s.qc == 0 && s.qv <= moist::saturation_mixing_ratio(s.t, s.rho_d)) {
+    // Clear air at 100% humidity sits on the branch's edge: the device's saturation ratio may differ from the
+    // host's in the last bit (CUDA's exp and log are not glibc's), so there it may condense or not. What it
+    // condenses is the root finder's error: 1e-14 T in temperature moves q_vs by (d ln q_vs / dT) 1e-14 T, under
+    // 3e-13 relative from 250 to 310 K (the H200 condensed 1.8e-14 q_v).
+    const double clear_saturation = s.qc == 0 ? s.qv / moist::saturation_mixing_ratio(s.t, s.rho_d) : 2;
+    if (std::fabs(clear_saturation - 1) <= 1e-14) {
+      EXPECT_LE(s.qc1, 3e-13 * s.qv);
+      EXPECT_NEAR(s.t1, s.t, 1e-10 * s.t);
+      continue;
+    }
+    if (clear_saturation < 1) {
       ++untouched;
       EXPECT_EQ(s.t1, s.t);
       EXPECT_EQ(s.qv1, s.qv);
