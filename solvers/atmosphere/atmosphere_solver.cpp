@@ -42,11 +42,11 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
   water_background_ = background.water;
   cells_ = BackgroundView("atmosphere::background_cells", nz + 2 * h);
   faces_ = BackgroundView("atmosphere::background_faces", nz + 1);
-  auto cells_host = Kokkos::create_mirror_view(cells_);
+  cells_host_ = Kokkos::create_mirror_view(cells_);
   auto faces_host = Kokkos::create_mirror_view(faces_);
-  for (long k = 0; k < nz + 2 * h; ++k) cells_host(k) = background.cells[k];
+  for (long k = 0; k < nz + 2 * h; ++k) cells_host_(k) = background.cells[k];
   for (long k = 0; k <= nz; ++k) faces_host(k) = background.faces[k + h];
-  parallel::copy<parallel::Copy::host_to_device>(cells_, cells_host);
+  parallel::copy<parallel::Copy::host_to_device>(cells_, cells_host_);
   parallel::copy<parallel::Copy::host_to_device>(faces_, faces_host);
   // The background's mass and energy, summed over the whole column in one order on every rank, so the
   // totals' large part has the same bits on any decomposition.
@@ -153,7 +153,7 @@ void AtmosphereSolver::set_initial_state() {
   const double vapour_fraction = s_.moisture.vapour / (1 + s_.moisture.vapour);  // uniform_vapour's rho_v / rho
   mesh::Field::HostMirror water;
   if (s_.moisture.on()) water = Kokkos::create_mirror_view(water_);
-  const auto cells = parallel::host_mirror_of(cells_);
+  const auto& cells = cells_host_;
   const int dims = dimensions(), vertical = vertical_axis(), y_points = dims == 3 ? GaussRule::points : 1;
   for_owned(decomp_, [&](std::size_t, long k, long j, long i) {
     const int h = decomp_.halo(0);
@@ -416,7 +416,7 @@ std::string AtmosphereSolver::layout() const {
 
 const std::vector<io::HostDataset>& AtmosphereSolver::output_fields() {
   const auto q = mesh::on_host(q_, q_host_);
-  const auto cells = parallel::host_mirror_of(cells_);
+  const auto& cells = cells_host_;
   const int dims = dimensions();
   for_owned(decomp_, [&](std::size_t n, long k, long j, long i) {
     const BackgroundPoint& cell = cells(k);
@@ -437,7 +437,7 @@ const std::vector<io::HostDataset>& AtmosphereSolver::output_fields() {
 // already brought to the host.
 void AtmosphereSolver::output_water(const mesh::Field::HostMirror& q) {
   const auto water = mesh::on_host(water_, water_host_);
-  const auto cells = parallel::host_mirror_of(cells_);
+  const auto& cells = cells_host_;
   const int dims = dimensions(), first = dims == 3 ? 6 : 5;
   // ln theta_e of a cell of whole density rho, pressure p and water w.
   const auto log_theta_e = [](double rho, double p, const WaterPoint& w) {

@@ -83,6 +83,7 @@ class AtmosphereSolver final : public solvers::Solver {
   int components_;  // components_of<2> or components_of<3>
   std::array<double, 3> spacing_;
   BackgroundView cells_, faces_;
+  BackgroundView::HostMirror cells_host_;  // cells_ on the host, kept for output (the background does not change)
   Kokkos::View<const double*> rayleigh_rate_;  // 1/s by interior row
   mesh::Field q_, stage_, second_stage_;  // the last only for the unsplit scheme
   // Moisture: the saturated sounding (saturated_neutral only), the water's partial densities and their stage
