@@ -44,7 +44,7 @@ void set_default_message_path(MessagePath path) { process_default() = path; }
 template <class T>
 MessageBufferOf<T>::MessageBufferOf(const std::string& label, std::size_t size, MessagePath path)
     : device_(label, size), path_(path) {
-  if (path_ == MessagePath::staged) host_ = Kokkos::View<T*, PinnedSpace>(label + "_host", size);
+  if (path_ == MessagePath::staged) host_ = Kokkos::View<T*, parallel::PinnedSpace>(label + "_host", size);
 }
 
 template <class T>

@@ -15,12 +15,6 @@ namespace meridian::mesh {
 
 enum class MessagePath { staged, direct };
 
-#ifdef KOKKOS_ENABLE_CUDA
-using PinnedSpace = Kokkos::CudaHostPinnedSpace;
-#else
-using PinnedSpace = Kokkos::HostSpace;
-#endif
-
 // Whether the MPI library says it takes CUDA device pointers (MPIX_Query_cuda_support where the
 // library has it; false where it cannot say).
 bool mpi_is_cuda_aware();
@@ -58,7 +52,7 @@ class MessageBufferOf {
 
  private:
   Kokkos::View<T*> device_;
-  Kokkos::View<T*, PinnedSpace> host_;
+  Kokkos::View<T*, parallel::PinnedSpace> host_;
   MessagePath path_ = MessagePath::staged;
 };
 

@@ -13,6 +13,14 @@ namespace meridian::parallel {
 constexpr bool device_memory_is_host =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
 
+// Host memory the device copies to and from directly (page-locked on CUDA): where the host reads or writes
+// device data every step (MPI messages, a step's results), so that no copy is staged through pageable memory.
+#ifdef KOKKOS_ENABLE_CUDA
+using PinnedSpace = Kokkos::CudaHostPinnedSpace;
+#else
+using PinnedSpace = Kokkos::HostSpace;
+#endif
+
 // A table computed on the host (eigenvalues, twiddles), in a View of the default memory space.
 inline Kokkos::View<double*> device_copy(const std::string& label, const std::vector<double>& values) {
   Kokkos::View<double*> v(label, values.size());

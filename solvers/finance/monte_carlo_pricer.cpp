@@ -77,54 +77,71 @@ KOKKOS_INLINE_FUNCTION void add_samples(const SampleValues& values, const Kokkos
 // a team per group of paths of a block, each team thread simulating `lanes` paths as the lanes of its
 // vector loop (path_simulation.hpp), in the precision Real; their values are written as structure of
 // arrays (quantity, product, sample) so neighbouring lanes write neighbouring addresses. A thread's
-// lanes past the end of its block simulate paths nobody keeps, so the loops stay whole.
+// lanes past the end of its block simulate paths nobody keeps, so the loops stay whole. A functor, not a
+// lambda: nvcc's wrapper of an extended host-device lambda copies its captures (4.4 KB here, the bumped
+// models) to the host heap at every launch.
+template <class Real, class M>
+struct PathKernel {
+  Kokkos::Array<M, 5> models;
+  PathSetup setup;
+  SampleTerms sample_terms;
+  Kokkos::View<const Payoff*> payoffs;
+  SampleValues values;
+  random::Philox4x32::Key key;
+  long first_block, block_stride, block_size, groups;
+  int threads, lanes, products, scenarios, signs;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const parallel::TeamMember& team) const {
+    const long b = team.league_rank() / groups, group = team.league_rank() % groups;
+    const long first_path = (first_block + b * block_stride) * block_size;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](const int thread) {
+      const long first_in_block = (group * threads + thread) * lanes;
+      const long first_sample = b * block_size + first_in_block;
+      const long kept = block_size - first_in_block;  // lanes at or past this are outside the block
+      for_each_lane(team, lanes, [&](const int lane) {
+        if (lane >= kept) return;
+        for (int p = 0; p < products; ++p)
+          for (int q = 0; q < 4; ++q) values(q, p, first_sample + lane) = 0;
+      });
+      LaneState<Real> paths;
+      for (int k = 0; k < scenarios; ++k)
+        for (int n = 0; n < signs; ++n) {
+          const Draws first{key, static_cast<std::uint64_t>(first_path + first_in_block), 0, n == 0 ? 1.0 : -1.0};
+          simulate_lanes(team, lanes, models[k], setup, first, paths);
+          for_each_lane(team, lanes, [&](const int lane) {
+            if (lane >= kept) return;
+            const PathRecord r = record_of(paths, slot_of(lane), models[k].assets, setup);
+            add_samples(values, payoffs, sample_terms, r, k, first_sample + lane);
+          });
+        }
+    });
+  }
+};
+
 template <class Real, class M>
 void simulate_blocks(const M& base, const PricerSettings& s, const Kokkos::View<const Payoff*>& payoffs,
                      long first_block, long block_stride, long blocks, const SampleValues& values) {
-  const int products = static_cast<int>(s.products.size());
-  const int scenarios = s.scenarios();
-  Kokkos::Array<M, 5> models;
+  PathKernel<Real, M> kernel;
+  kernel.scenarios = s.scenarios();
   const Scenario bumps[5] = {{}, {1 + s.spot_bump, 0}, {1 - s.spot_bump, 0}, {1, s.volatility_bump}, {1, -s.volatility_bump}};
-  for (int k = 0; k < scenarios; ++k) models[k] = bumped(base, bumps[k]);
+  for (int k = 0; k < kernel.scenarios; ++k) kernel.models[k] = bumped(base, bumps[k]);
   const double spot = s.model == Model::gbm ? s.gbm.spot[0] : s.heston.spot;
-  const int signs = s.antithetic ? 2 : 1;
-  const double delta_scale = 1 / (2 * s.spot_bump * spot) / signs, vega_scale = 1 / (2 * s.volatility_bump) / signs;
-  const SampleTerms sample_terms{s.terms, spot, static_cast<double>(signs), s.path.volatility > 0,
-                                 {0, delta_scale, -delta_scale, vega_scale, -vega_scale}};
-  const PathSetup setup = s.path;
-  const auto key = random::key_of(s.seed);
-  const long block_size = s.block_size;
+  kernel.signs = s.antithetic ? 2 : 1;
+  const double delta_scale = 1 / (2 * s.spot_bump * spot) / kernel.signs, vega_scale = 1 / (2 * s.volatility_bump) / kernel.signs;
+  kernel.sample_terms = {s.terms, spot, static_cast<double>(kernel.signs), s.path.volatility > 0,
+                         {0, delta_scale, -delta_scale, vega_scale, -vega_scale}};
+  kernel.setup = s.path;
+  kernel.payoffs = payoffs;
+  kernel.values = values;
+  kernel.key = random::key_of(s.seed);
+  kernel.products = static_cast<int>(s.products.size());
+  kernel.first_block = first_block, kernel.block_stride = block_stride, kernel.block_size = s.block_size;
   // On the host a thread's vector loop is its lane state's host_lanes paths.
   const parallel::TeamShape shape =
       parallel::device_memory_is_host ? parallel::TeamShape{1, host_lanes} : parallel::path_team_shape();
-  const int threads = shape.threads, lanes = shape.lanes;
-  const long groups = (block_size + shape.items() - 1) / shape.items();  // per block
-  Kokkos::parallel_for(
-      "finance::paths", shape.policy(blocks * groups), KOKKOS_LAMBDA(const parallel::TeamMember& team) {
-        const long b = team.league_rank() / groups, group = team.league_rank() % groups;
-        const long first_path = (first_block + b * block_stride) * block_size;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](const int thread) {
-          const long first_in_block = (group * threads + thread) * lanes;
-          const long first_sample = b * block_size + first_in_block;
-          const long kept = block_size - first_in_block;  // lanes at or past this are outside the block
-          for_each_lane(team, lanes, [&](const int lane) {
-            if (lane >= kept) return;
-            for (int p = 0; p < products; ++p)
-              for (int q = 0; q < 4; ++q) values(q, p, first_sample + lane) = 0;
-          });
-          LaneState<Real> paths;
-          for (int k = 0; k < scenarios; ++k)
-            for (int n = 0; n < signs; ++n) {
-              const Draws first{key, static_cast<std::uint64_t>(first_path + first_in_block), 0, n == 0 ? 1.0 : -1.0};
-              simulate_lanes(team, lanes, models[k], setup, first, paths);
-              for_each_lane(team, lanes, [&](const int lane) {
-                if (lane >= kept) return;
-                const PathRecord r = record_of(paths, slot_of(lane), models[k].assets, setup);
-                add_samples(values, payoffs, sample_terms, r, k, first_sample + lane);
-              });
-            }
-        });
-      });
+  kernel.threads = shape.threads, kernel.lanes = shape.lanes;
+  kernel.groups = (kernel.block_size + shape.items() - 1) / shape.items();  // per block
+  Kokkos::parallel_for("finance::paths", shape.policy(blocks * kernel.groups), kernel);
 }
 
 // The samples of a launch, in the precision and for the model of the settings.
@@ -559,7 +576,7 @@ MonteCarloPricer::MonteCarloPricer(PricerSettings settings, MPI_Comm comm)
   values_ = SampleValues("finance::values", 4, products, max_launch_blocks_ * settings_.block_size);
   chunk_sums_ = ChunkSums("finance::chunk_sums", max_launch_blocks_ * chunks, products, sums);
   block_sums_ = BlockSums("finance::block_sums", max_launch_blocks_, products, sums);
-  block_sums_host_ = Kokkos::create_mirror_view(Kokkos::HostSpace(), block_sums_);
+  block_sums_host_ = Kokkos::create_mirror_view(parallel::PinnedSpace(), block_sums_);
   mine_.reserve(static_cast<std::size_t>(my_blocks_per_step) * totals_.size());
   gathered_.reserve(static_cast<std::size_t>(settings_.blocks_per_step) * totals_.size());
   counts_.resize(ranks_);
