@@ -68,6 +68,21 @@ KOKKOS_INLINE_FUNCTION int dct_index(AxisKind kind, int n, int m, int s) {
   return m == n ? q : 2 * q + 1;
 }
 
+// body(b, s) for every row b and slot s < slots. The threads beside each other take consecutive rows where the
+// FFT's rows are interleaved (WorkRows), else consecutive slots: consecutive addresses of the work arrays either way.
+template <class Body>
+struct RowsFastest {
+  Body body;
+  KOKKOS_INLINE_FUNCTION void operator()(const long s, const long b) const { body(b, s); }
+};
+template <class Body>
+void for_each_value(const char* label, const Makhoul& rows, long slots, const Body& body) {
+  if (rows.work.interleaved)
+    parallel::for_each(label, parallel::Plane{{0, 0}, {slots, rows.batch}}, RowsFastest<Body>{body});
+  else
+    parallel::for_each(label, parallel::Plane{{0, 0}, {rows.batch, slots}}, body);
+}
+
 // Makhoul's forward transform of `batch` rows: permute into `real`, FFT into `spectrum`, twiddle into `out`.
 void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos::View<double*>& in,
                      const Kokkos::View<double*>& out) {
@@ -75,32 +90,31 @@ void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos
   const int n = rows.n, m = rows.m, half = rows.m / 2 + 1;
   const long inner = rows.layout.inner;
   const RowLayout layout = rows.layout;
+  const WorkRows work = rows.work;
   const auto real = rows.real, spectrum = rows.spectrum, twiddles = rows.forward_twiddles;
-  parallel::for_each("direct_poisson::forward_permute", parallel::Plane{{0, 0}, {rows.batch, m}},
-                     KOKKOS_LAMBDA(const long b, const long q) {
-                       const double* row = in.data() + layout.at(b, 0);
-                       real(b * m + q) = kind == AxisKind::periodic ? row[q * inner]
-                                                                    : extended(kind, row, inner, n, permuted(m, static_cast<int>(q)));
-                     });
+  for_each_value("direct_poisson::forward_permute", rows, m, KOKKOS_LAMBDA(const long b, const long q) {
+    const double* row = in.data() + layout.at(b, 0);
+    real(work.real(b, q)) =
+        kind == AxisKind::periodic ? row[q * inner] : extended(kind, row, inner, n, permuted(m, static_cast<int>(q)));
+  });
   {
     timing::ScopedTimer timer("direct poisson fft");
     r2c.execute(real.data(), spectrum.data());
   }
-  parallel::for_each("direct_poisson::forward_twiddle", parallel::Plane{{0, 0}, {rows.batch, n}},
-                     KOKKOS_LAMBDA(const long b, const long s) {
-                       const double* v = spectrum.data() + 2 * b * half;
-                       double coefficient;
-                       if (kind == AxisKind::periodic) {  // half-complex: Re V_s, then Im V_(n-s)
-                         coefficient = 2 * s <= n ? v[2 * s] : v[2 * (n - s) + 1];
-                       } else {
-                         const int j = dct_index(kind, n, m, static_cast<int>(s));
-                         // V_j for j > m/2 is conj(V_{m-j}) (a real sequence's spectrum).
-                         const double re = j < half ? v[2 * j] : v[2 * (m - j)];
-                         const double im = j < half ? v[2 * j + 1] : -v[2 * (m - j) + 1];
-                         coefficient = re * twiddles(2 * s) + im * twiddles(2 * s + 1);
-                       }
-                       out(layout.at(b, s)) = coefficient;
-                     });
+  for_each_value("direct_poisson::forward_twiddle", rows, n, KOKKOS_LAMBDA(const long b, const long s) {
+    const auto v = [&](long k, int part) { return spectrum(work.complex(b, k) + part); };
+    double coefficient;
+    if (kind == AxisKind::periodic) {  // half-complex: Re V_s, then Im V_(n-s)
+      coefficient = 2 * s <= n ? v(s, 0) : v(n - s, 1);
+    } else {
+      const int j = dct_index(kind, n, m, static_cast<int>(s));
+      // V_j for j > m/2 is conj(V_{m-j}) (a real sequence's spectrum).
+      const double re = j < half ? v(j, 0) : v(m - j, 0);
+      const double im = j < half ? v(j, 1) : -v(m - j, 1);
+      coefficient = re * twiddles(2 * s) + im * twiddles(2 * s + 1);
+    }
+    out(layout.at(b, s)) = coefficient;
+  });
 }
 
 // The DST-I of `batch` rows (both directions: it is its own inverse up to 2 (n + 1)): each row extended oddly to
@@ -108,21 +122,22 @@ void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos
 // `out`.
 void sine_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos::View<double*>& in,
                   const Kokkos::View<double*>& out) {
-  const int n = rows.n, m = rows.m, half = rows.m / 2 + 1;
+  const int n = rows.n, m = rows.m;
   const long inner = rows.layout.inner;
   const RowLayout layout = rows.layout;
+  const WorkRows work = rows.work;
   const auto real = rows.real, spectrum = rows.spectrum;
-  parallel::for_each("direct_poisson::sine_extend", parallel::Plane{{0, 0}, {rows.batch, m}},
-                     KOKKOS_LAMBDA(const long b, const long p) {
-                       const double* row = in.data() + layout.at(b, 0);
-                       real(b * m + p) = p == 0 || p == n + 1 ? 0.0 : p <= n ? row[(p - 1) * inner] : -row[(m - 1 - p) * inner];
-                     });
+  for_each_value("direct_poisson::sine_extend", rows, m, KOKKOS_LAMBDA(const long b, const long p) {
+    const double* row = in.data() + layout.at(b, 0);
+    real(work.real(b, p)) = p == 0 || p == n + 1 ? 0.0 : p <= n ? row[(p - 1) * inner] : -row[(m - 1 - p) * inner];
+  });
   {
     timing::ScopedTimer timer("direct poisson fft");
     r2c.execute(real.data(), spectrum.data());
   }
-  parallel::for_each("direct_poisson::sine_coefficients", parallel::Plane{{0, 0}, {rows.batch, n}},
-                     KOKKOS_LAMBDA(const long b, const long s) { out(layout.at(b, s)) = -spectrum(2 * (b * half + s + 1) + 1); });
+  for_each_value("direct_poisson::sine_coefficients", rows, n, KOKKOS_LAMBDA(const long b, const long s) {
+    out(layout.at(b, s)) = -spectrum(work.complex(b, s + 1) + 1);
+  });
 }
 
 // Its inverse, unnormalised: twiddle into `spectrum`, inverse FFT into `real`, permute into `out`.
@@ -132,46 +147,44 @@ void backward_makhoul(const Makhoul& rows, const fft::LocalFFT& c2r, const Kokko
   const int n = rows.n, m = rows.m, half = rows.m / 2 + 1;
   const long inner = rows.layout.inner;
   const RowLayout layout = rows.layout;
+  const WorkRows work = rows.work;
   const auto real = rows.real, spectrum = rows.spectrum, twiddles = rows.backward_twiddles;
-  parallel::for_each("direct_poisson::backward_twiddle", parallel::Plane{{0, 0}, {rows.batch, half}},
-                     KOKKOS_LAMBDA(const long b, const long k) {
-                       const double* row = in.data() + layout.at(b, 0);
-                       const auto c = [&](long s) { return row[s * inner]; };
-                       double* v = spectrum.data() + 2 * b * half;
-                       if (kind == AxisKind::periodic) {
-                         v[2 * k] = c(k);
-                         v[2 * k + 1] = k > 0 && 2 * k < n ? c(n - k) : 0.0;
-                         return;
-                       }
-                       // The DCT-II coefficient j of the length-m sequence, doubled as FFTW's are: the slot
-                       // holding j, 0 for indices no slot holds (j = m, and the even ones of the fourth kinds,
-                       // which the reflection makes vanish).
-                       const auto dct = [&](long j) {
-                         if (j >= m || (m != n && j % 2 == 0)) return 0.0;
-                         const long q = m == n ? j : (j - 1) / 2;
-                         return c(alternating(kind) ? n - 1 - q : q);
-                       };
-                       const double a = dct(k), bb = dct(m - k);
-                       const double cs = twiddles(2 * k), sn = twiddles(2 * k + 1);
-                       v[2 * k] = a * cs + bb * sn;
-                       v[2 * k + 1] = a * sn - bb * cs;
-                     });
+  for_each_value("direct_poisson::backward_twiddle", rows, half, KOKKOS_LAMBDA(const long b, const long k) {
+    const double* row = in.data() + layout.at(b, 0);
+    const auto c = [&](long s) { return row[s * inner]; };
+    double* v = spectrum.data() + work.complex(b, k);
+    if (kind == AxisKind::periodic) {
+      v[0] = c(k);
+      v[1] = k > 0 && 2 * k < n ? c(n - k) : 0.0;
+      return;
+    }
+    // The DCT-II coefficient j of the length-m sequence, doubled as FFTW's are: the slot holding j, 0 for
+    // indices no slot holds (j = m, and the even ones of the fourth kinds, which the reflection makes vanish).
+    const auto dct = [&](long j) {
+      if (j >= m || (m != n && j % 2 == 0)) return 0.0;
+      const long q = m == n ? j : (j - 1) / 2;
+      return c(alternating(kind) ? n - 1 - q : q);
+    };
+    const double a = dct(k), bb = dct(m - k);
+    const double cs = twiddles(2 * k), sn = twiddles(2 * k + 1);
+    v[0] = a * cs + bb * sn;
+    v[1] = a * sn - bb * cs;
+  });
   {
     timing::ScopedTimer timer("direct poisson fft");
     c2r.execute(spectrum.data(), real.data());
   }
-  parallel::for_each("direct_poisson::backward_permute", parallel::Plane{{0, 0}, {rows.batch, n}},
-                     KOKKOS_LAMBDA(const long b, const long p) {
-                       double value;
-                       if (kind == AxisKind::periodic) {
-                         value = real(b * m + p);
-                       } else {
-                         const long q = p % 2 == 0 ? p / 2 : m - 1 - (p - 1) / 2;
-                         value = real(b * m + q);
-                         if (alternating(kind) && (p % 2)) value = -value;
-                       }
-                       out(layout.at(b, p)) = value;
-                     });
+  for_each_value("direct_poisson::backward_permute", rows, n, KOKKOS_LAMBDA(const long b, const long p) {
+    double value;
+    if (kind == AxisKind::periodic) {
+      value = real(work.real(b, p));
+    } else {
+      const long q = p % 2 == 0 ? p / 2 : m - 1 - (p - 1) / 2;
+      value = real(work.real(b, q));
+      if (alternating(kind) && (p % 2)) value = -value;
+    }
+    out(layout.at(b, p)) = value;
+  });
 }
 
 }  // namespace
@@ -201,12 +214,15 @@ AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, T
     from_coefficients_ = fft::RealToRealRows(kinds.backward, n, static_cast<int>(batch), static_cast<int>(inner));
     return;
   }
-  r2c_ = fft::LocalFFT(fft::Transform::real_to_complex, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
-  makhoul_ = {kind, n, m_, batch, {n, inner}, Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m_)),
+  const WorkRows work{batch, m_, m_ / 2 + 1, inner > 1};
+  const auto order = work.interleaved ? fft::RowOrder::interleaved : fft::RowOrder::contiguous;
+  r2c_ = fft::LocalFFT(fft::Transform::real_to_complex, m_, static_cast<int>(batch), fft::PlanEffort::estimate, order);
+  makhoul_ = {kind, n, m_, batch, {n, inner}, work,
+              Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m_)),
               Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * (m_ / 2 + 1))),
               {}, {}};
   if (kind == AxisKind::dirichlet_nodes) return;  // its own inverse: one r2c, no twiddles
-  c2r_ = fft::LocalFFT(fft::Transform::complex_to_real, m_, static_cast<int>(batch), fft::PlanEffort::estimate);
+  c2r_ = fft::LocalFFT(fft::Transform::complex_to_real, m_, static_cast<int>(batch), fft::PlanEffort::estimate, order);
   // The twiddles (w cos phi, w sin phi) for each slot going forward, w = 2 where FFTW's definition doubles the
   // DCT-II's (the fourth kinds' reflection doubles it already), and (cos phi, sin phi) for each spectrum entry
   // going back; made once (evaluating them in the kernels took an eighth of a solve).

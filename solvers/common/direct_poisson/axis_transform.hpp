@@ -48,12 +48,27 @@ struct RowLayout {
   KOKKOS_INLINE_FUNCTION long at(long b, long s) const { return (b / inner) * n * inner + b % inner + s * inner; }
 };
 
+// Where Makhoul's FFT keeps its rows: after one another where the data's rows are contiguous, else interleaved
+// (fft::RowOrder), so that value s of every row sits at s batch + b as value s of the data's rows sits at
+// consecutive addresses within each block of `inner` rows: a kernel whose threads take consecutive rows then reads
+// and writes consecutive addresses on both sides (on a GPU, coalesced), where with the rows after one another
+// the threads beside each other on one side are `inner` values apart.
+struct WorkRows {
+  long batch = 0;
+  int m = 0, half = 0;  // real and complex row lengths (m / 2 + 1)
+  bool interleaved = false;
+  KOKKOS_INLINE_FUNCTION long real(long b, long q) const { return interleaved ? q * batch + b : b * m + q; }
+  // The real part of complex value k of row b; its imaginary part follows.
+  KOKKOS_INLINE_FUNCTION long complex(long b, long k) const { return 2 * (interleaved ? k * batch + b : b * half + k); }
+};
+
 // Makhoul's form of a transform: its rows, its FFT's input and output rows (made once) and its twiddles.
 struct Makhoul {
   AxisKind kind = AxisKind::periodic;
   int n = 0, m = 0;  // row length, FFT length (n; 2n for the fourth kinds; 2 (n + 1) for the DST-I)
   long batch = 0;
   RowLayout layout;
+  WorkRows work;
   Kokkos::View<double*> real, spectrum, forward_twiddles, backward_twiddles;
 };
 

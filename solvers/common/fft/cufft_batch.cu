@@ -20,13 +20,19 @@ cufftType type_of(Transform t) {
 
 }  // namespace
 
-CufftBatch::CufftBatch(Transform transform, int n, int batch, void* stream) : transform_(transform), stream_(stream) {
+CufftBatch::CufftBatch(Transform transform, int n, int batch, void* stream, RowOrder order)
+    : transform_(transform), stream_(stream) {
   const bool real = transform == Transform::real_to_complex || transform == Transform::complex_to_real;
+  const bool interleaved = order == RowOrder::interleaved;
   const int complex_length = real ? n / 2 + 1 : n;
-  const int input_distance = transform == Transform::real_to_complex ? n : complex_length;
-  const int output_distance = transform == Transform::complex_to_real ? n : complex_length;
+  int input_length = transform == Transform::real_to_complex ? n : complex_length;
+  int output_length = transform == Transform::complex_to_real ? n : complex_length;
+  const int stride = interleaved ? batch : 1;
+  // cuFFT reads the strides and distances only with embedding extents given (the advanced layout); a 1-D
+  // transform's extent is its row's length on that side.
   cufftHandle handle;
-  check(cufftPlanMany(&handle, 1, &n, nullptr, 1, input_distance, nullptr, 1, output_distance, type_of(transform), batch),
+  check(cufftPlanMany(&handle, 1, &n, &input_length, stride, interleaved ? 1 : input_length, &output_length, stride,
+                      interleaved ? 1 : output_length, type_of(transform), batch),
         "plan");
   handle_ = handle;
   check(cufftSetStream(handle, static_cast<cudaStream_t>(stream)), "set stream");

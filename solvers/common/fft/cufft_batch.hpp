@@ -11,7 +11,7 @@ namespace meridian::fft::cuda {
 class CufftBatch {
  public:
   // `stream` is a cudaStream_t (the Kokkos execution space instance's stream); null for the default.
-  CufftBatch(Transform transform, int n, int batch, void* stream);
+  CufftBatch(Transform transform, int n, int batch, void* stream, RowOrder order = RowOrder::contiguous);
   // Complex 2-D transforms of contiguous planes (1-D where a plane has one column): one call for all.
   CufftBatch(Transform transform, Planes planes, void* stream);
   ~CufftBatch();

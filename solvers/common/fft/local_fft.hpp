@@ -1,5 +1,5 @@
 #pragma once
-// Batched FFTs: one-dimensional over contiguous rows (`batch` transforms of length n, row after row),
+// Batched FFTs: one-dimensional over rows (`batch` transforms of length n, row after row or interleaved),
 // or, for complex transforms, two-dimensional over contiguous planes (Planes).
 // One interface, two backends chosen at compile time: FFTW for host execution spaces, cuFFT (on the
 // Kokkos execution space's stream) for CUDA. Pointers are in the default execution space's memory.
@@ -24,10 +24,15 @@ struct Planes {
   int count = 1, rows = 1, columns = 1;
 };
 
+// Where the rows of a batch lie: one after another (value s of row b at b length + s), or interleaved (at
+// s batch + b), so that a GPU kernel handling value s of every row reads and writes consecutive addresses.
+// Input and output alike, each with its own length (n real, n/2+1 complex values).
+enum class RowOrder { contiguous, interleaved };
+
 class LocalFFT {
  public:
   // Row lengths: n real values and n/2+1 complex ones for the real transforms, n complex otherwise.
-  LocalFFT(Transform transform, int n, int batch, PlanEffort effort);
+  LocalFFT(Transform transform, int n, int batch, PlanEffort effort, RowOrder order = RowOrder::contiguous);
   // Complex transforms only (complex_forward or complex_backward).
   LocalFFT(Transform transform, Planes planes, PlanEffort effort);
   LocalFFT();  // no plan yet; one is moved in before use

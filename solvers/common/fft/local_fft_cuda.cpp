@@ -11,8 +11,8 @@ struct LocalFFT::Plan {
   cuda::CufftBatch batch;
 };
 
-LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort)
-    : plan_(new Plan{cuda::CufftBatch(transform, n, batch, Kokkos::Cuda().cuda_stream())}) {
+LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort, RowOrder order)
+    : plan_(new Plan{cuda::CufftBatch(transform, n, batch, Kokkos::Cuda().cuda_stream(), order)}) {
   count_backend_allocation();  // the plan, with its c2r scratch copy
 }
 

@@ -33,19 +33,24 @@ struct Scratch {
   fftw_complex* complex() const { return reinterpret_cast<fftw_complex*>(values); }
 };
 
-fftw_plan plan_rows(Transform transform, int n, int batch, unsigned flags, const Scratch& in, const Scratch& out) {
+fftw_plan plan_rows(Transform transform, int n, int batch, RowOrder order, unsigned flags, const Scratch& in,
+                    const Scratch& out) {
   const bool real = transform == Transform::real_to_complex || transform == Transform::complex_to_real;
   const int complex_length = real ? n / 2 + 1 : n;
+  const bool interleaved = order == RowOrder::interleaved;
+  const int stride = interleaved ? batch : 1;
+  // The distance between rows: one value when interleaved, else the row's length on that side.
+  const auto distance = [&](int length) { return interleaved ? 1 : length; };
   switch (transform) {
     case Transform::real_to_complex:
-      return fftw_plan_many_dft_r2c(1, &n, batch, in.values, nullptr, 1, n, out.complex(), nullptr, 1, complex_length,
-                                    flags);
+      return fftw_plan_many_dft_r2c(1, &n, batch, in.values, nullptr, stride, distance(n), out.complex(), nullptr, stride,
+                                    distance(complex_length), flags);
     case Transform::complex_to_real:
-      return fftw_plan_many_dft_c2r(1, &n, batch, in.complex(), nullptr, 1, complex_length, out.values, nullptr, 1, n,
-                                    flags);
+      return fftw_plan_many_dft_c2r(1, &n, batch, in.complex(), nullptr, stride, distance(complex_length), out.values,
+                                    nullptr, stride, distance(n), flags);
     default:
-      return fftw_plan_many_dft(1, &n, batch, in.complex(), nullptr, 1, n, out.complex(), nullptr, 1, n,
-                                transform == Transform::complex_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
+      return fftw_plan_many_dft(1, &n, batch, in.complex(), nullptr, stride, distance(n), out.complex(), nullptr, stride,
+                                distance(n), transform == Transform::complex_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
   }
 }
 
@@ -75,13 +80,14 @@ std::pair<fftw_plan, fftw_plan> plan_both(int n, std::size_t values, PlanEffort 
 
 }  // namespace
 
-LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort effort) : plan_(std::make_unique<Plan>()) {
+LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort effort, RowOrder order)
+    : plan_(std::make_unique<Plan>()) {
   plan_->transform = transform;
   const bool real = transform == Transform::real_to_complex || transform == Transform::complex_to_real;
   const int complex_length = real ? n / 2 + 1 : n;
   std::tie(plan_->aligned, plan_->unaligned) =
       plan_both(n, 2 * static_cast<std::size_t>(complex_length) * batch + 2 * n, effort,
-                [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_rows(transform, n, batch, flags, in, out); });
+                [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_rows(transform, n, batch, order, flags, in, out); });
 }
 
 LocalFFT::LocalFFT(Transform transform, Planes planes, PlanEffort effort) : plan_(std::make_unique<Plan>()) {
