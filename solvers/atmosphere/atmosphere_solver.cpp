@@ -58,8 +58,11 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
     background_mass_ += c.rho * layer;
     background_energy_ += (cv / rd * c.pressure + gravity * (k + 0.5) * dz * c.rho) * layer;
     if (column.water.empty()) continue;
-    background_water_[0] += column.water[k].vapour * layer;
-    background_water_[1] += column.water[k].cloud * layer;
+    const WaterPoint& w = column.water[k];
+    background_water_[0] += w.vapour * layer;
+    background_water_[1] += w.cloud * layer;
+    const double t = c.pressure / ((c.rho - w.vapour - w.cloud) * rd + w.vapour * moist::rv);
+    background_energy_ += water_internal_energy(w.vapour, w.cloud, t) * layer;
   }
   if (!water_background_.empty()) {
     Kokkos::View<WaterPoint*> water_cells("atmosphere::background_water", water_background_.size());
@@ -360,9 +363,10 @@ std::vector<solvers::Scalar> AtmosphereSolver::diagnostics(double) {
   const double dz = spacing_[vertical];
   const double volume = dims == 3 ? spacing_[0] * spacing_[1] * dz : spacing_[0] * dz;
   const long z0 = decomp_.offset(vertical);
-  // The dry quantities, then the water's (moist runs): sums of mass, energy, vapour and cloud; maxima of |w|,
-  // -theta', theta', -min mixing ratio, cloud mixing ratio and supersaturation. One reduction each over ranks.
-  double sums[4] = {}, maxima[6] = {};
+  // The dry quantities, then the water's (moist runs): sums of mass, energy, vapour, cloud and the water's
+  // internal energy beyond the dry formula; maxima of |w|, -theta', theta', -min mixing ratio, cloud mixing ratio
+  // and supersaturation. One reduction each over ranks.
+  double sums[5] = {}, maxima[6] = {};
   const bool moist = s_.moisture.on();
   if (dims == 3) {
     local_diagnostics<3>(b, q_, cells_, dz, volume, z0, sums, maxima);
@@ -371,11 +375,11 @@ std::vector<solvers::Scalar> AtmosphereSolver::diagnostics(double) {
     local_diagnostics<2>(b, q_, cells_, dz, volume, z0, sums, maxima);
     if (moist) local_water_diagnostics<2>(b, q_, water_, cells_, water_cells_, volume, sums + 2, maxima + 3);
   }
-  MPI_Allreduce(MPI_IN_PLACE, sums, moist ? 4 : 2, MPI_DOUBLE, MPI_SUM, decomp_.comm());
+  MPI_Allreduce(MPI_IN_PLACE, sums, moist ? 5 : 2, MPI_DOUBLE, MPI_SUM, decomp_.comm());
   MPI_Allreduce(MPI_IN_PLACE, maxima, moist ? 6 : 3, MPI_DOUBLE, MPI_MAX, decomp_.comm());
   const char* mass_units = dims == 3 ? "kg" : "kg/m";
   std::vector<solvers::Scalar> out{{"total_mass", background_mass_ + sums[0], true, mass_units},
-                                   {"total_energy", background_energy_ + sums[1], true, dims == 3 ? "J" : "J/m"},
+                                   {"total_energy", background_energy_ + (sums[1] + sums[4]), true, dims == 3 ? "J" : "J/m"},
                                    {"max_abs_w", maxima[0], true, "m/s"},
                                    {"min_theta_perturbation", -maxima[1], true, "K"},
                                    {"max_theta_perturbation", maxima[2], true, "K"}};

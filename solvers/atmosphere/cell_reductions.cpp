@@ -82,36 +82,41 @@ void local_diagnostics(const Block& b, const mesh::Field& q, const BackgroundVie
 
 template <int Dims>
 void local_water_diagnostics(const Block& b, const mesh::Field& q, const mesh::Field& water, const BackgroundView& cells,
-                             const Kokkos::View<const WaterPoint*>& background_water, double volume, double sums[2],
+                             const Kokkos::View<const WaterPoint*>& background_water, double volume, double sums[3],
                              double maxima[3]) {
-  // What one cell contributes: 0, 1 the species' masses; 2 minus its smaller mixing ratio; 3 its cloud mixing
-  // ratio; 4 its supersaturation.
-  for (int what = 0; what < 5; ++what) {
+  // What one cell contributes: 0, 1 the species' masses; 2 the water's internal energy beyond the dry formula
+  // (water_internal_energy); 3 minus its smaller mixing ratio; 4 its cloud mixing ratio; 5 its supersaturation.
+  // Each sum less the background cell's.
+  for (int what = 0; what < 6; ++what) {
     const auto body = KOKKOS_LAMBDA(const int k, const int j, const int i, double& r) {
       const double rho = at<Dims>(q, density, b.h + k, b.h + j, b.h + i) + cells(b.h + k).rho;
       const double rv = at<Dims>(water, vapour, b.h + k, b.h + j, b.h + i);
       const double rc = at<Dims>(water, cloud, b.h + k, b.h + j, b.h + i);
       const double rho_d = rho - rv - rc;
-      if (what < 2) {
+      const BackgroundPoint& cell = cells(b.h + k);
+      const auto temperature = [&] {
+        return cell_pressure(at<Dims>(q, rho_theta, b.h + k, b.h + j, b.h + i), cell) / (rho_d * rd + rv * moist::rv);
+      };
+      if (what < 3) {
         const WaterPoint& w = background_water(b.h + k);
-        r += (what == 0 ? rv - w.vapour : rc - w.cloud) * volume;
+        double value = what == 0 ? rv - w.vapour : rc - w.cloud;
+        if (what == 2) {
+          const double background_t = cell.pressure / ((cell.rho - w.vapour - w.cloud) * rd + w.vapour * moist::rv);
+          value = water_internal_energy(rv, rc, temperature()) - water_internal_energy(w.vapour, w.cloud, background_t);
+        }
+        r += value * volume;
         return;
       }
-      double value = what == 2 ? -min_of(rv, rc) / rho_d : rc / rho_d;
-      if (what == 4) {
-        const BackgroundPoint& cell = cells(b.h + k);
-        const double rt = at<Dims>(q, rho_theta, b.h + k, b.h + j, b.h + i);
-        const double t = cell_pressure(rt, cell) / (rho_d * rd + rv * moist::rv);
-        value = rv / rho_d / moist::saturation_mixing_ratio(t, rho_d) - 1;
-      }
+      double value = what == 3 ? -min_of(rv, rc) / rho_d : rc / rho_d;
+      if (what == 5) value = rv / rho_d / moist::saturation_mixing_ratio(temperature(), rho_d) - 1;
       r = max_of(r, value);
     };
-    if (what < 2) {
+    if (what < 3) {
       sums[what] = 0;
       reduce_over_cells("atmosphere::water_diagnostics", b, body, Kokkos::Sum<double>(sums[what]));
     } else {
-      maxima[what - 2] = 0;
-      reduce_over_cells("atmosphere::water_diagnostics", b, body, Kokkos::Max<double>(maxima[what - 2]));
+      maxima[what - 3] = 0;
+      reduce_over_cells("atmosphere::water_diagnostics", b, body, Kokkos::Max<double>(maxima[what - 3]));
     }
   }
 }
@@ -122,9 +127,9 @@ template double max_signal_rate<3>(const Block&, const mesh::Field&, const Backg
 template void local_diagnostics<2>(const Block&, const mesh::Field&, const BackgroundView&, double, double, long,
                                    double[2], double[3]);
 template void local_water_diagnostics<2>(const Block&, const mesh::Field&, const mesh::Field&, const BackgroundView&,
-                                         const Kokkos::View<const WaterPoint*>&, double, double[2], double[3]);
+                                         const Kokkos::View<const WaterPoint*>&, double, double[3], double[3]);
 template void local_water_diagnostics<3>(const Block&, const mesh::Field&, const mesh::Field&, const BackgroundView&,
-                                         const Kokkos::View<const WaterPoint*>&, double, double[2], double[3]);
+                                         const Kokkos::View<const WaterPoint*>&, double, double[3], double[3]);
 template void local_diagnostics<3>(const Block&, const mesh::Field&, const BackgroundView&, double, double, long,
                                    double[2], double[3]);
 

@@ -49,6 +49,16 @@ KOKKOS_INLINE_FUNCTION void moist_expansion_correction(double& rt_perturbation, 
   rt_perturbation += (rt_perturbation + cell.rho_theta) * km::expm1(excess * log_pressure_change);
 }
 
+// The water's internal energy (J/m^3) beyond what the dry core's energy diagnostic counts, c_v p / R_d (which
+// takes the vapour's share of the pressure for dry air), at temperature t. Moist air's internal energy is
+// c_vd rho_d T + rho_v (c_vv T + e00) + rho_c c_l T with c_vv = c_pv - R_v and e00 = L_v0 - (c_pv - c_l) T0, so
+// that the vapour's enthalpy less the liquid's is L_v(T) (moist_thermodynamics.hpp); with p = (rho_d R_d + rho_v
+// R_v) T what c_v p / R_d leaves out is this, free of cancellation.
+KOKKOS_INLINE_FUNCTION double water_internal_energy(double rho_v, double rho_c, double t) {
+  constexpr double e00 = moist::lv0 - (moist::cpv - moist::cl) * moist::t0;
+  return rho_v * ((moist::cpv - moist::rv - cv * moist::rv / rd) * t + e00) + rho_c * moist::cl * t;
+}
+
 KOKKOS_INLINE_FUNCTION double cell_pressure(double rt_perturbation, const BackgroundPoint& cell) {
   return cell.pressure + pressure_perturbation(rt_perturbation, cell.rho_theta, cell.pressure);
 }
