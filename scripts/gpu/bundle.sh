@@ -98,6 +98,8 @@ for binary in "${binaries[@]}"; do
 done
 mv "$out/libexec/$(basename "$mpiexec_binary")" "$out/libexec/mpiexec"
 copy_libraries "$out" "${binaries[@]}"
+# The Kokkos Tools kernel timer the device check loads into one direct solve (it needs only CUDA's runtime).
+[ -f "$build_dir/bench/libkernel_timer.so" ] && cp "$build_dir/bench/libkernel_timer.so" "$out/lib/"
 # UCX loads its transports as modules from the folder beside libucs; shared-memory copies need cma.
 ucx_modules=$(dirname "$(ldd "$build_dir/apps/meridian" | awk '$1 ~ /^libucs\.so/ { print $3 }')")/ucx
 cp -L "$ucx_modules"/libuct_cma.so.0 "$out/lib/ucx/" 2>/dev/null || true

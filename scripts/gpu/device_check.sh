@@ -16,7 +16,8 @@
 #   cufft        a plain cuFFT 3-D r2c+c2r pair at 256^3 (the spectral ceiling)
 #   advection    4096^2 rotation and 256^3 uniform wind, one tracer: cell-updates/s, GB/s, share of copy
 #   spectral     Taylor-Green 256^3: s/step against the 18 r2c+c2r pairs of cuFFT a step makes
-#   poisson      the direct pressure solve of a 256^3 cavity (Thomas kernel, cuSPARSE) against the cuFFT pair
+#   poisson      the direct pressure solve of a 256^3 cavity (Thomas kernel, cuSPARSE) against the cuFFT pair,
+#                and its kernels one by one under the bundle's kernel timer (ms a call)
 #   atmosphere   miniWeather's thermal at 4096 x 2048, both flux schemes, 20 steps: cell-updates/s
 #   monte_carlo  1e8 paths of the 252-fixing arithmetic Asian, double precision: path-steps/s
 #   bermudan     the shipped Bermudan put (Longstaff-Schwartz, 50 dates) on 1e7 paths, 1e6 calibration paths:
@@ -235,6 +236,18 @@ if gpu_stage poisson-256 30 poisson_benchmark --dimensions 3 --smallest 256 --la
     "$(awk -v d="$direct" -v p="$pair" 'BEGIN { printf "%.3f", d / p }')"
   [ -n "$direct" ] && [ -n "$cusparse" ] && ratio poisson-256-cusparse-over-thomas \
     "$(awk -v d="$direct" -v c="$cusparse" 'BEGIN { printf "%.3f", c / d }')"
+fi
+
+# Where the direct solve's time goes: the same solve with each kernel between device synchronisations
+# (bench/gpu/kernel_timer.cpp), ms a call per kernel of the solver, and the time before each (the library calls
+# that ran between kernels: cuFFT before the twiddles and permutes that follow it).
+timer_library=$bundle/lib/libkernel_timer.so
+if [ -f "$timer_library" ] && gpu_stage poisson-kernels 30 env KOKKOS_TOOLS_LIBS="$timer_library" \
+  KERNEL_TIMER_OUT="$work/poisson-kernels.txt" poisson_benchmark --dimensions 3 --smallest 256 --largest 256 \
+  --jacobi-largest 1 --multigrid-largest 1 --repetitions 3; then
+  awk '$4 ~ /^direct_poisson::/ && $1 > 0 {
+    printf "kernel %s calls %d ms/call %.4f before ms/call %.4f\n", $4, $1, $2 / $1, $3 / $1 }' \
+    "$work/poisson-kernels.txt" >>"$results"
 fi
 
 # The atmosphere: miniWeather's rising thermal at 4096 x 2048 cells (4.9 m), 20 steps of each flux scheme (6 RK3
