@@ -61,8 +61,7 @@ AtmosphereSolver::AtmosphereSolver(const Settings& settings, MPI_Comm comm)
     const WaterPoint& w = column.water[k];
     background_water_[0] += w.vapour * layer;
     background_water_[1] += w.cloud * layer;
-    const double t = c.pressure / ((c.rho - w.vapour - w.cloud) * rd + w.vapour * moist::rv);
-    background_energy_ += water_internal_energy(w.vapour, w.cloud, t) * layer;
+    background_energy_ += water_internal_energy(w.vapour, w.cloud, cell_temperature(c.rho, c.pressure, w)) * layer;
   }
   if (!water_background_.empty()) {
     Kokkos::View<WaterPoint*> water_cells("atmosphere::background_water", water_background_.size());

@@ -95,14 +95,14 @@ void local_water_diagnostics(const Block& b, const mesh::Field& q, const mesh::F
       const double rho_d = rho - rv - rc;
       const BackgroundPoint& cell = cells(b.h + k);
       const auto temperature = [&] {
-        return cell_pressure(at<Dims>(q, rho_theta, b.h + k, b.h + j, b.h + i), cell) / (rho_d * rd + rv * moist::rv);
+        return cell_temperature(rho, cell_pressure(at<Dims>(q, rho_theta, b.h + k, b.h + j, b.h + i), cell), {rv, rc});
       };
       if (what < 3) {
         const WaterPoint& w = background_water(b.h + k);
         double value = what == 0 ? rv - w.vapour : rc - w.cloud;
         if (what == 2) {
-          const double background_t = cell.pressure / ((cell.rho - w.vapour - w.cloud) * rd + w.vapour * moist::rv);
-          value = water_internal_energy(rv, rc, temperature()) - water_internal_energy(w.vapour, w.cloud, background_t);
+          value = water_internal_energy(rv, rc, temperature()) -
+                  water_internal_energy(w.vapour, w.cloud, cell_temperature(cell.rho, cell.pressure, w));
         }
         r += value * volume;
         return;

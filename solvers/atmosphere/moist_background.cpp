@@ -48,9 +48,4 @@ void add_uniform_vapour(DiscreteBackground& background, double mixing_ratio) {
     background.water.push_back({c.rho * mixing_ratio / (1 + mixing_ratio), 0.0});
 }
 
-double cell_temperature(double rho, double pressure, const WaterPoint& water) {
-  const double rho_d = rho - water.vapour - water.cloud;
-  return pressure / (rho_d * rd + water.vapour * moist::rv);
-}
-
 }  // namespace meridian::atmosphere

@@ -21,7 +21,4 @@ DiscreteBackground discretise_saturated(const moist::SaturatedSounding& sounding
 // whose theta as theta_rho (the resting state is then the dry one's, bit for bit).
 void add_uniform_vapour(DiscreteBackground& background, double mixing_ratio);
 
-// A cell's temperature from its whole density, pressure and water: p = rho_d (R_d + R_v q_v) T.
-double cell_temperature(double rho, double pressure, const WaterPoint& water);
-
 }  // namespace meridian::atmosphere

@@ -10,6 +10,7 @@
 // stage keeps rho_k >= 0 while the outflow's Courant number stays below 1/2 (the advective Courant number is about
 // a tenth of the acoustic one the step is set by).
 #include "solvers/atmosphere/euler_flux.hpp"
+#include "solvers/atmosphere/hydrostatic_background.hpp"
 #include "solvers/atmosphere/moist_thermodynamics.hpp"
 
 namespace meridian::atmosphere {
@@ -47,6 +48,12 @@ KOKKOS_INLINE_FUNCTION void moist_expansion_correction(double& rt_perturbation, 
   const double excess = (rd + moist::rv * qv) / (cp + moist::cpv * qv + moist::cl * qc) - rd / cp;
   if (excess == 0 || log_pressure_change == 0) return;
   rt_perturbation += (rt_perturbation + cell.rho_theta) * km::expm1(excess * log_pressure_change);
+}
+
+// A cell's temperature from its whole density, pressure and water: p = rho_d (R_d + R_v q_v) T.
+KOKKOS_INLINE_FUNCTION double cell_temperature(double rho, double pressure, const WaterPoint& water) {
+  const double rho_d = rho - water.vapour - water.cloud;
+  return pressure / (rho_d * rd + water.vapour * moist::rv);
 }
 
 // The water's internal energy (J/m^3) beyond what the dry core's energy diagnostic counts, c_v p / R_d (which

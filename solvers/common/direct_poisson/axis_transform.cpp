@@ -78,16 +78,16 @@ struct RowsFastest {
 template <class Body>
 void for_each_value(const char* label, const Makhoul& rows, long slots, const Body& body) {
   if (rows.work.interleaved)
-    parallel::for_each(label, parallel::Plane{{0, 0}, {slots, rows.batch}}, RowsFastest<Body>{body});
+    parallel::for_each(label, parallel::Plane{{0, 0}, {slots, rows.work.batch}}, RowsFastest<Body>{body});
   else
-    parallel::for_each(label, parallel::Plane{{0, 0}, {rows.batch, slots}}, body);
+    parallel::for_each(label, parallel::Plane{{0, 0}, {rows.work.batch, slots}}, body);
 }
 
 // Makhoul's forward transform of `batch` rows: permute into `real`, FFT into `spectrum`, twiddle into `out`.
 void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos::View<double*>& in,
                      const Kokkos::View<double*>& out) {
   const AxisKind kind = rows.kind;
-  const int n = rows.n, m = rows.m, half = rows.m / 2 + 1;
+  const int n = rows.n, m = rows.work.m, half = rows.work.half;
   const long inner = rows.layout.inner;
   const RowLayout layout = rows.layout;
   const WorkRows work = rows.work;
@@ -122,7 +122,7 @@ void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos
 // `out`.
 void sine_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos::View<double*>& in,
                   const Kokkos::View<double*>& out) {
-  const int n = rows.n, m = rows.m;
+  const int n = rows.n, m = rows.work.m;
   const long inner = rows.layout.inner;
   const RowLayout layout = rows.layout;
   const WorkRows work = rows.work;
@@ -144,7 +144,7 @@ void sine_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos::V
 void backward_makhoul(const Makhoul& rows, const fft::LocalFFT& c2r, const Kokkos::View<double*>& in,
                       const Kokkos::View<double*>& out) {
   const AxisKind kind = rows.kind;
-  const int n = rows.n, m = rows.m, half = rows.m / 2 + 1;
+  const int n = rows.n, m = rows.work.m, half = rows.work.half;
   const long inner = rows.layout.inner;
   const RowLayout layout = rows.layout;
   const WorkRows work = rows.work;
@@ -217,7 +217,7 @@ AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, T
   const WorkRows work{batch, m_, m_ / 2 + 1, inner > 1};
   const auto order = work.interleaved ? fft::RowOrder::interleaved : fft::RowOrder::contiguous;
   r2c_ = fft::LocalFFT(fft::Transform::real_to_complex, m_, static_cast<int>(batch), fft::PlanEffort::estimate, order);
-  makhoul_ = {kind, n, m_, batch, {n, inner}, work,
+  makhoul_ = {kind, n, {n, inner}, work,
               Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m_)),
               Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * (m_ / 2 + 1))),
               {}, {}};

@@ -65,8 +65,7 @@ struct WorkRows {
 // Makhoul's form of a transform: its rows, its FFT's input and output rows (made once) and its twiddles.
 struct Makhoul {
   AxisKind kind = AxisKind::periodic;
-  int n = 0, m = 0;  // row length, FFT length (n; 2n for the fourth kinds; 2 (n + 1) for the DST-I)
-  long batch = 0;
+  int n = 0;  // row length; the FFT's, work.m, is n, 2n for the fourth kinds, 2 (n + 1) for the DST-I
   RowLayout layout;
   WorkRows work;
   Kokkos::View<double*> real, spectrum, forward_twiddles, backward_twiddles;
