@@ -4,7 +4,9 @@ projection solver (cfd_projection) with its immersed cylinder on one or more gri
 force coefficients and the pressure difference with the benchmark's intervals.
 
 --case 2d1 (steady, Re = 20): the final c_D, c_L and dP = p(0.15, 0.2) - p(0.25, 0.2), each against
-its interval (the value, the relative error to the interval's midpoint, inside or not), the observed
+its interval (the value, the relative error to the interval's midpoint, inside or not), dP also as the
+momentum balance along y = 0.2 reads it from the run's last checkpoint ("dP balance",
+scripts/post/wall_pressure.py; the solver's probe extrapolates the pressure to the surface), the observed
 convergence order where grids come in threes at one refinement ratio, and how steady the end is
 (c_D's change over the last time unit).
 --case 2d2 (periodic, Re = 100): after the transient, the largest c_D and c_L over the last full
@@ -19,6 +21,7 @@ grids in DIR/schaefer_turek_<case>.png.
 
 Run it with Debian's /usr/bin/python3 (it has h5py, numpy and matplotlib)."""
 import argparse
+import glob
 import os
 import subprocess
 import sys
@@ -34,6 +37,7 @@ import numpy as np  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "post"))
 import force_coefficients  # noqa: E402  (found through the path above)
+import wall_pressure  # noqa: E402  (found through the path above)
 from convergence import report_convergence, report_fit  # noqa: E402  (beside this script)
 
 # The channel is 2.2 x 0.41 and the cylinder's diameter D = 0.1: D / h = N along x means 22 N cells
@@ -54,13 +58,17 @@ class Case:
         self.intervals = intervals  # quantity -> (low, high), from the deck's header
         self.description = description
 
-    def deck_end_time(self):
+    def deck_settings(self):
         with open(self.deck, "rb") as f:
-            return tomllib.load(f)["run"]["end_time"]
+            return tomllib.load(f)
+
+    def deck_end_time(self):
+        return self.deck_settings()["run"]["end_time"]
 
 
 CASES = {
-    "2d1": Case("2d1", 0.2, {"c_D": (5.57, 5.59), "c_L": (0.0104, 0.0110), "dP": (0.1172, 0.1176)},
+    "2d1": Case("2d1", 0.2, {"c_D": (5.57, 5.59), "c_L": (0.0104, 0.0110), "dP": (0.1172, 0.1176),
+                             "dP balance": (0.1172, 0.1176)},
                 "2D-1, steady, Re = 20"),
     "2d2": Case("2d2", 1.0, {"c_D,max": (3.22, 3.24), "c_L,max": (0.99, 1.01), "St": (0.295, 0.305)},
                 "2D-2, periodic, Re = 100"),
@@ -113,6 +121,25 @@ def read_diagnostics(run_dir):
         return series
 
 
+def balance_pressure_difference(case, run_dir, end_time):
+    """dP read from the run's last checkpoint by the steady momentum balance along the probes' line
+    (scripts/post/wall_pressure.py); NaN, said, if that checkpoint is not the run's end."""
+    checkpoints = sorted(glob.glob(os.path.join(run_dir, "checkpoints", "checkpoint_*.h5")))
+    if not checkpoints:
+        print(f"  no checkpoint in {run_dir}: dP balance not read")
+        return np.nan
+    with h5py.File(checkpoints[-1], "r") as f:
+        if f["diagnostics"]["time"][-1] < end_time * (1 - 1e-9):
+            print(f"  {checkpoints[-1]} is not the run's end: dP balance not read")
+            return np.nan
+    projection = case.deck_settings()["projection"]
+    front_x, front_y, back_x, back_y = projection["pressure_probes"]
+    fields = wall_pressure.Fields(checkpoints[-1], projection["domain"])
+    front = wall_pressure.wall_pressure(fields, (front_x, front_y), -1, projection["viscosity"])
+    back = wall_pressure.wall_pressure(fields, (back_x, back_y), +1, projection["viscosity"])
+    return front - back
+
+
 def reaches_end(run_dir, end_time):
     try:
         return read_diagnostics(run_dir)["time"][-1] >= end_time * (1 - 1e-9)
@@ -158,7 +185,9 @@ def steady_values(series):
     late = (time >= time[-1] - STEADY_WINDOW)[:-1]
     drift = (drag[:-1][late].max() - drag[:-1][late].min()) / abs(drag[-1])
     last_step_change = (drag[-1] - drag[-2]) / abs(drag[-1])
-    return {"c_D": drag[-1], "c_L": series[LIFT][-1], "dP": series[PRESSURE_DIFFERENCE][-1]}, drift, last_step_change
+    values = {"c_D": drag[-1], "c_L": series[LIFT][-1], "dP": series[PRESSURE_DIFFERENCE][-1],
+              "dP balance": series["dP balance"]}
+    return values, drift, last_step_change
 
 
 def periodic_values(series, transient, periods, mean_velocity):
@@ -268,7 +297,12 @@ def late_limits(runs, column, band, margin):
 def main():
     args = parse_args()
     try:
-        runs = {resolution: read_diagnostics(run_grid(args, resolution)) for resolution in args.resolution}
+        runs = {}
+        for resolution in args.resolution:
+            run_dir = run_grid(args, resolution)
+            runs[resolution] = read_diagnostics(run_dir)
+            if args.case.name == "2d1":
+                runs[resolution]["dP balance"] = balance_pressure_difference(args.case, run_dir, args.end_time)
     except subprocess.CalledProcessError as error:
         sys.exit(f"meridian failed ({error.returncode}): {' '.join(error.cmd)}")
     if args.case.name == "2d1":

@@ -1,6 +1,7 @@
 # The projection solver's post-processing: cavity_centrelines.py on a tiny lid-driven cavity prints the
 # largest deviation of each centreline profile from Ghia et al. (1982) and draws them; plot_fields.py draws
-# its vorticity; force_coefficients.py gives the known Strouhal number of a synthetic lift series.
+# its vorticity; force_coefficients.py gives the known Strouhal number of a synthetic lift series;
+# wall_pressure.py reads the pressure of an exact stagnation flow at its wall.
 source "$(dirname "$0")/post_common.sh"
 # within VALUE EXPECTED RELATIVE: |VALUE - EXPECTED| <= RELATIVE |EXPECTED|.
 within() {
@@ -47,4 +48,24 @@ within "${drag_max:-nan}" 1.39 1e-3 || fail "force_coefficients: c_D max '$drag_
 grep -qx "$forces/forces.png" "$work/forces.txt" || fail "force_coefficients wrote no PNG"
 check_png 840x1080 "$forces/forces.png" --min-coloured 0.03  # lines and shaded spans: about 6%
 ! post force_coefficients "$cavity" > /dev/null 2>&1 || fail "force_coefficients accepted a run without a lift series"
+# wall_pressure.py on plane stagnation flow against a wall at x_w from either side, an exact Navier-Stokes
+# solution with no viscous term: u = -a (x - x_w), v = a (y - y_w), p = 1 - a^2 ((x - x_w)^2 + (y - y_w)^2) / 2,
+# on a grid where the balance's start and the line are cell centres: the wall's p = 1 to round-off.
+PYTHONPATH="$SOURCE_DIR/scripts/post" "$MERIDIAN_PYTHON" - "$work/stagnation.h5" <<'PY' || fail "wall_pressure misread a stagnation point"
+import sys
+import h5py
+import numpy as np
+import wall_pressure
+n, a, h = 64, 3.0, 1 / 64
+y_wall = 16.5 * h
+for x_wall, sign in ((26.5 * h, 1), (37.5 * h, -1)):
+    x_faces, y_faces, centres = np.arange(n) * h, np.arange(n) * h, (np.arange(n) + 0.5) * h
+    with h5py.File(sys.argv[1], "w") as f:
+        f["state/u"] = -a * (x_faces[None, :] - x_wall) + 0 * centres[:, None]
+        f["state/v"] = a * (y_faces[:, None] - y_wall) + 0 * centres[None, :]
+        f["state/p"] = 1 - 0.5 * a ** 2 * ((centres[None, :] - x_wall) ** 2 + (centres[:, None] - y_wall) ** 2)
+    p = wall_pressure.wall_pressure(wall_pressure.Fields(sys.argv[1], (1.0, 1.0)), (x_wall, y_wall), sign, 1e-3)
+    print(f"wall pressure {p:.15f} (fluid towards {sign:+d} x)")
+    assert abs(p - 1) < 1e-12, p
+PY
 echo "cavity post-processing ok"
