@@ -2,7 +2,8 @@
 symmetry, such as the front and back points of a cylinder in a cross-flow), read from a projection run's
 checkpoint by the steady x-momentum balance along that line instead of by extrapolating the pressure:
 
-    p(wall) = p(x0) - sign * integral from the wall to x0 of dp/dx,  dp/dx = -u u_x - v u_y + nu (u_xx + u_yy),
+    p(wall) = p(x0) - sign * (integral over s from 0 to start h_x of dp/dx at wall + sign s),
+    dp/dx = -u u_x - v u_y + nu (u_xx + u_yy),
 
 x0 = wall + sign * start h_x (sign +1 where the fluid lies at larger x). The integrand is sampled from the
 velocity faces every h_x / 8 from `near` h_x to x0 and extrapolated linearly (a line fitted over its first h_x)
