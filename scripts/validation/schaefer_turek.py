@@ -129,7 +129,7 @@ def balance_pressure_difference(case, run_dir, end_time):
         print(f"  no checkpoint in {run_dir}: dP balance not read")
         return np.nan
     with h5py.File(checkpoints[-1], "r") as f:
-        if f["diagnostics"]["time"][-1] < end_time * (1 - 1e-9):
+        if not at_end(f["diagnostics"]["time"][-1], end_time):
             print(f"  {checkpoints[-1]} is not the run's end: dP balance not read")
             return np.nan
     projection = case.deck_settings()["projection"]
@@ -140,9 +140,14 @@ def balance_pressure_difference(case, run_dir, end_time):
     return front - back
 
 
+def at_end(time, end_time):
+    """Whether a record's time is the run's end (to the rounding of the time steps' sum)."""
+    return time >= end_time * (1 - 1e-9)
+
+
 def reaches_end(run_dir, end_time):
     try:
-        return read_diagnostics(run_dir)["time"][-1] >= end_time * (1 - 1e-9)
+        return at_end(read_diagnostics(run_dir)["time"][-1], end_time)
     except (OSError, KeyError):  # no file, or one left unfinished by a killed run
         return False
 

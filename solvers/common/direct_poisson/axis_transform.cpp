@@ -219,20 +219,20 @@ AxisTransform::AxisTransform(AxisKind kind, int n, long batch, double spacing, T
   r2c_ = fft::LocalFFT(fft::Transform::real_to_complex, m_, static_cast<int>(batch), fft::PlanEffort::estimate, order);
   makhoul_ = {kind, n, {n, inner}, work,
               Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m_)),
-              Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * (m_ / 2 + 1))),
+              Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * work.half)),
               {}, {}};
   if (kind == AxisKind::dirichlet_nodes) return;  // its own inverse: one r2c, no twiddles
   c2r_ = fft::LocalFFT(fft::Transform::complex_to_real, m_, static_cast<int>(batch), fft::PlanEffort::estimate, order);
   // The twiddles (w cos phi, w sin phi) for each slot going forward, w = 2 where FFTW's definition doubles the
   // DCT-II's (the fourth kinds' reflection doubles it already), and (cos phi, sin phi) for each spectrum entry
   // going back; made once (evaluating them in the kernels took an eighth of a solve).
-  std::vector<double> forward(2 * static_cast<std::size_t>(n)), backward(2 * static_cast<std::size_t>(m_ / 2 + 1));
+  std::vector<double> forward(2 * static_cast<std::size_t>(n)), backward(2 * static_cast<std::size_t>(work.half));
   const double weight = kind == AxisKind::periodic || mixed(kind) ? 1.0 : 2.0;
   for (int s = 0; s < n; ++s) {
     const double phi = pi * dct_index(kind, n, m_, s) / (2.0 * m_);
     forward[2 * s] = weight * std::cos(phi), forward[2 * s + 1] = weight * std::sin(phi);
   }
-  for (int k = 0; k <= m_ / 2; ++k)
+  for (int k = 0; k < work.half; ++k)
     backward[2 * k] = std::cos(pi * k / (2.0 * m_)), backward[2 * k + 1] = std::sin(pi * k / (2.0 * m_));
   makhoul_.forward_twiddles = parallel::device_copy("direct_poisson::forward_twiddles", forward);
   makhoul_.backward_twiddles = parallel::device_copy("direct_poisson::backward_twiddles", backward);
