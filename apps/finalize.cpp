@@ -4,6 +4,10 @@
 #include "mesh/node_layout.hpp"
 
 #include <mpi.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -29,6 +33,28 @@ bool mpich_ucx_with_finalize_hang() {
   return major == 4 && (minor == 0 || (minor == 1 && patch <= 2));
 }
 
+// Hydra (MPICH's mpiexec) takes a rank whose PMI socket closes before it said 'finalize' there for a
+// crash: it kills every other rank at once and may report the job as failed (CI: a stuck rank killed
+// before its watchdog fired, 'EXIT CODE: 1 ... Hangup'). A rank leaving without MPI_Finalize says it
+// itself, so each rank ends on its own, with its own code. The socket is the one hydra names in PMI_FD
+// (a Unix socket; srun and other launchers set none). Returns whether hydra acknowledged within 1 s.
+bool tell_launcher_done() {
+  const char* descriptor = std::getenv("PMI_FD");
+  if (!descriptor) return false;
+  const int fd = std::atoi(descriptor);
+  struct stat info {};
+  int domain = 0;
+  socklen_t length = sizeof domain;
+  if (fstat(fd, &info) != 0 || !S_ISSOCK(info.st_mode) ||
+      getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) != 0 || domain != AF_UNIX)
+    return false;
+  const std::string request = "cmd=finalize\n";
+  if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) return false;
+  pollfd reply{fd, POLLIN, 0};
+  char acknowledgement[64];
+  return poll(&reply, 1, 1000) > 0 && read(fd, acknowledgement, sizeof acknowledgement) > 0;
+}
+
 void start_watchdog(int code) {
   const char* setting = std::getenv("MERIDIAN_FINALIZE_TIMEOUT");
   const int seconds = setting ? std::atoi(setting) : 30;
@@ -39,6 +65,7 @@ void start_watchdog(int code) {
                              " s of its last output (MPI finalization stuck); exiting with the run's code " +
                              std::to_string(code) + "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
+    tell_launcher_done();
     std::_Exit(code);
   }).detach();
 }
@@ -65,6 +92,7 @@ void finalize_and_exit(int code) {
     // Ranks leave the barrier at slightly different times; one still inside it when a peer's sockets
     // close can fail. A pause outside MPI lets every rank out before any exits.
     std::this_thread::sleep_for(std::chrono::seconds(3));
+    tell_launcher_done();
     std::_Exit(code);
   }
   start_watchdog(code);

@@ -9,7 +9,8 @@ namespace meridian::app {
 // MPICH skips MPI_Finalize (each rank waits 3 s outside MPI, so that none is still in the barrier
 // when a peer leaves, and exits with `code`, which hydra reports cleanly, where a rank stuck in
 // finalize beside ranks that left makes mpiexec fail), and any other calls it, under a watchdog that
-// ends a rank still there after MERIDIAN_FINALIZE_TIMEOUT seconds (default 30; 0: no limit).
+// ends a rank still there after MERIDIAN_FINALIZE_TIMEOUT seconds (default 30; 0: no limit). A rank
+// that leaves without MPI_Finalize first tells hydra it is done, so that hydra does not kill the rest.
 [[noreturn]] void finalize_and_exit(int code);
 
 // Whether MPI_Finalize is known to hang for this library on this job's hosts (collective).
