@@ -1,7 +1,7 @@
 // Direct-forcing immersed bodies (solvers/cfd/immersed_bodies): the faces inside a body cover its area or volume
 // to within the band a grid can misplace; the NACA 0012 section has its known area and its nose rises with the
-// angle of attack; the interpolation is exact for a field linear along the grid line that vanishes on the
-// surface; the recorded force of a known u* is the sum predicted from the analytic surface crossings; the mask,
+// angle of attack; the interpolation and extrapolation are exact for a field quadratic along the grid line
+// that vanishes on the surface (linear where a ghost lies deeper than half its neighbour's distance); the recorded force of a known u* is the sum predicted from the analytic surface crossings; the mask,
 // forced velocity and forces do not depend on the rank count; the checks a deck needs (bounds, NACA codes).
 #include <gtest/gtest.h>
 
@@ -21,6 +21,7 @@ using cfd::BodySpec;
 namespace {
 
 constexpr double pi = 3.141592653589793;
+constexpr long halo = 2;  // the forcing reads faces two away
 using Point = std::array<double, 3>;
 
 mesh::GridSpec grid(int dimensions, std::array<long, 3> cells) {
@@ -28,7 +29,7 @@ mesh::GridSpec grid(int dimensions, std::array<long, 3> cells) {
   g.dimensions = dimensions;
   g.cells = cells;
   g.boundary = {mesh::Boundary::open, mesh::Boundary::open, mesh::Boundary::open};
-  g.halo_width = 1;
+  g.halo_width = halo;
   return g;
 }
 
@@ -48,7 +49,7 @@ BodySpec naca(const std::string& code, double x, double y, double chord, double 
 Point face_position(const mesh::Decomposition& d, const Point& h, int c, long k, long j, long i) {
   const long index[3] = {i, j, k};
   Point x{0, 0, 0};
-  for (int a = 0; a < d.dimensions(); ++a) x[a] = (d.offset(a) + index[a] - 1 + (a == c ? 0.0 : 0.5)) * h[a];
+  for (int a = 0; a < d.dimensions(); ++a) x[a] = (d.offset(a) + index[a] - halo + (a == c ? 0.0 : 0.5)) * h[a];
   return x;
 }
 
@@ -68,11 +69,11 @@ mesh::Field field_of(const mesh::Decomposition& d, const Point& h, const Profile
 
 // Calls visit(c, k, j, i) for every owned face of every component.
 void for_owned_faces(const mesh::Decomposition& d, const std::function<void(int, long, long, long)>& visit) {
-  const long k_first = d.dimensions() == 3 ? 1 : 0, k_last = d.dimensions() == 3 ? d.local_cells(2) : 0;
+  const long k_first = d.dimensions() == 3 ? halo : 0, k_end = k_first + (d.dimensions() == 3 ? d.local_cells(2) : 1);
   for (int c = 0; c < d.dimensions(); ++c)
-    for (long k = k_first; k <= k_last; ++k)
-      for (long j = 1; j <= d.local_cells(1); ++j)
-        for (long i = 1; i <= d.local_cells(0); ++i) visit(c, k, j, i);
+    for (long k = k_first; k < k_end; ++k)
+      for (long j = halo; j < halo + d.local_cells(1); ++j)
+        for (long i = halo; i < halo + d.local_cells(0); ++i) visit(c, k, j, i);
 }
 
 // Owned faces of component c that hold exactly zero, over all ranks.
@@ -157,21 +158,31 @@ TEST(ImmersedBodies, NoseRisesWithPositiveAngleOfAttack) {
   EXPECT_LT(up[1], -2 * h);
 }
 
-// Over the top of a large disc, u = G (y - y_s(x)) (y_s the upper surface) is linear along every vertical grid
-// line and zero on the surface, so the forcing must give it exactly: a fluid face within h / 2 above the
-// surface by interpolation from the face above it, a ghost (a solid face whose upper neighbour lies at least
-// h / 2 above the surface) by extrapolation from that neighbour. Both start with a wrong value. Where the
-// surface's slope is below hy / hx, the vertical line is the one chosen; every other solid face becomes 0.
-TEST(ImmersedBodies, ForcingIsExactForAProfileLinearAlongTheChosenLine) {
+// Over the top of a large disc, u = G d + B d^2 with d = y - y_s(x) (y_s the upper surface) is quadratic along
+// every vertical grid line and zero on the surface, so the forcing must give it exactly: a fluid face within
+// h / 2 above the surface by interpolation from the two faces above it, a ghost (a solid face whose upper
+// neighbour lies at least h / 2 above the surface) by extrapolation from those two where that neighbour lies at
+// least 2 h / 3 above the surface; a ghost below that gets the line through the surface and its neighbour,
+// -u(neighbour) (h - g) / g. Both kinds start with a wrong value. Where the surface's slope is below hy / hx,
+// the vertical line is the one chosen; every other solid face becomes 0.
+TEST(ImmersedBodies, ForcingIsExactForAProfileQuadraticAlongTheChosenLine) {
   const long nx = 64, ny = 80;
   const Point h{1.0 / nx, 1.0 / ny, 1};
-  const double cx = 0.5, cy = 0.4513, r = 0.4, gradient = 3.0, wrong = 1e3;
+  const double cx = 0.5, cy = 0.4513, r = 0.4, gradient = 3.0, curvature = 40.0, wrong = 1e3;
   const auto surface = [&](double x) { return std::abs(x - cx) < r ? cy + std::sqrt(r * r - (x - cx) * (x - cx)) : cy; };
   const auto in_region = [&](const Point& x) { return std::abs(x[0] - cx) < 0.3 * r && x[1] > cy; };  // slope < 0.32
-  const auto profile = [&](int, const Point& x) { return gradient * (x[1] - surface(x[0])); };
+  const auto profile = [&](int, const Point& x) {
+    const double d = x[1] - surface(x[0]);
+    return gradient * d + curvature * d * d;
+  };
   const auto forcing = [&](const Point& x) { return x[1] > surface(x[0]) && x[1] - surface(x[0]) < 0.5 * h[1]; };
   const auto ghost = [&](const Point& x) {
     return x[1] <= surface(x[0]) && x[1] + h[1] - surface(x[0]) >= 0.5 * h[1];
+  };
+  // A ghost's value: the profile itself, or where its neighbour lies below 2 h / 3, the linear extrapolation.
+  const auto ghost_value = [&](int c, const Point& x) {
+    const double g = x[1] + h[1] - surface(x[0]);
+    return g >= 2 * h[1] / 3 ? profile(c, x) : -profile(c, {x[0], x[1] + h[1], x[2]}) * (h[1] - g) / g;
   };
   const mesh::Decomposition d(MPI_COMM_WORLD, grid(2, {nx, ny, 1}));
   cfd::ImmersedBodies bodies({circle(cx, cy, 2 * r)}, d, h);
@@ -180,20 +191,22 @@ TEST(ImmersedBodies, ForcingIsExactForAProfileLinearAlongTheChosenLine) {
   });
   bodies.apply(u, 1.0);
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), u);
-  double forcing_faces = 0, ghost_faces = 0, worst = 0;
+  double forcing_faces = 0, ghost_faces = 0, linear_ghosts = 0, worst = 0;
   for_owned_faces(d, [&](int c, long k, long j, long i) {
     const Point x = face_position(d, h, c, k, j, i);
     if (!in_region(x)) return;
-    const double expected = x[1] > surface(x[0]) || ghost(x) ? profile(c, x) : 0.0;
+    const double expected = x[1] > surface(x[0]) ? profile(c, x) : ghost(x) ? ghost_value(c, x) : 0.0;
     forcing_faces += forcing(x);
     ghost_faces += ghost(x);
+    linear_ghosts += ghost(x) && x[1] + h[1] - surface(x[0]) < 2 * h[1] / 3;
     worst = std::max(worst, std::abs(host(c, k, j, i) - expected));
   });
   // Each vertical line crosses the surface once, at a forcing face or at a ghost: 15 lines of u and 16 of v
   // cross the region (|x - 0.5| < 0.12), both kinds present.
   EXPECT_EQ(mesh::global_sum(forcing_faces + ghost_faces, d.comm()), 15 + 16);
   EXPECT_GE(mesh::global_sum(forcing_faces, d.comm()), 1);
-  EXPECT_GE(mesh::global_sum(ghost_faces, d.comm()), 1);
+  EXPECT_GE(mesh::global_sum(ghost_faces - linear_ghosts, d.comm()), 1);
+  EXPECT_GE(mesh::global_sum(linear_ghosts, d.comm()), 1);
   // Bisection to 1e-15 h and round-off in y_s: far below 1e-12 of the velocity scale G r.
   EXPECT_LT(mesh::global_max(worst, d.comm()), 1e-12 * gradient * r);
 }
@@ -215,10 +228,12 @@ bool analytic_inside(const BodySpec& b, const Point& x, int dimensions) {
   return q2 <= b.size * b.size / 4;
 }
 
-// For u* = 1 everywhere: a solid face gives 1 - 0, or 1 + (h - f) / f as a ghost (f >= h / 2 the distance
-// to the surface of its fluid neighbour along the line where f is largest), a forcing face (delta < h / 2)
-// 1 - delta / (delta + h) (or 1 - 0 if the face behind it is solid), each times volume / dt, summed per body.
-// The distances here are the analytic roots.
+// For u* = 1 everywhere: a solid face gives 1 - 0, or as a ghost (f >= h / 2 the distance to the surface of
+// its fluid neighbour along the line where f is largest) 1 - w, w = -2 (h - f) / f + (h - f) / (f + h) where
+// f >= 2 h / 3 and the face beyond the neighbour is a fluid face inside the domain, else -(h - f) / f; a
+// forcing face (delta < h / 2) 1 - w, w = 2 delta / (delta + h) - delta / (delta + 2 h) where the two faces
+// behind it are fluid faces inside the domain, delta / (delta + h) where only the first is, else 0; each times
+// volume / dt, summed per body. The distances here are the analytic roots.
 std::vector<Point> predicted_unit_forces(const std::vector<BodySpec>& specs, const mesh::Decomposition& d, const Point& h,
                                          double dt) {
   const int dims = d.dimensions();
@@ -228,6 +243,12 @@ std::vector<Point> predicted_unit_forces(const std::vector<BodySpec>& specs, con
     for (std::size_t b = 0; b < specs.size(); ++b)
       if (analytic_inside(specs[b], x, dims)) return static_cast<int>(b);
     return -1;
+  };
+  const auto fluid_inside_domain = [&](Point x, int a, double shift) {
+    x[a] += shift;
+    for (int axis = 0; axis < dims; ++axis)
+      if (!(x[axis] > 0 && x[axis] < static_cast<double>(d.global_cells(axis)) * h[axis])) return false;
+    return containing(x) < 0;
   };
   for_owned_faces(d, [&](int c, long k, long j, long i) {
     const Point x = face_position(d, h, c, k, j, i);
@@ -240,7 +261,10 @@ std::vector<Point> predicted_unit_forces(const std::vector<BodySpec>& specs, con
           if (containing(across) >= 0) continue;
           const double f = analytic_delta(specs[static_cast<std::size_t>(b)], across, a, -step, dims);
           if (f < 0.5 * h[a] || f / h[a] <= farthest) continue;
-          farthest = f / h[a], weight = -(h[a] - f) / f;
+          farthest = f / h[a];
+          weight = f >= 2 * h[a] / 3 && fluid_inside_domain(across, a, step * h[a])
+                       ? -2 * (h[a] - f) / f + (h[a] - f) / (f + h[a])
+                       : -(h[a] - f) / f;
         }
       forces[static_cast<std::size_t>(b)][c] += (1 - weight) * volume / dt;
       return;
@@ -256,7 +280,9 @@ std::vector<Point> predicted_unit_forces(const std::vector<BodySpec>& specs, con
         const double delta = analytic_delta(specs[static_cast<std::size_t>(hit)], x, a, step, dims);
         if (delta / h[a] >= best) continue;
         best = delta / h[a], body = hit;
-        weight = containing(behind) < 0 ? delta / (delta + h[a]) : 0.0;
+        weight = containing(behind) >= 0                             ? 0.0
+                 : fluid_inside_domain(behind, a, -step * h[a]) ? 2 * delta / (delta + h[a]) - delta / (delta + 2 * h[a])
+                                                                : delta / (delta + h[a]);
       }
     if (body >= 0) forces[static_cast<std::size_t>(body)][c] += (1 - weight) * volume / dt;
   });
@@ -316,13 +342,13 @@ TEST(ImmersedBodies, In3DACircleIsACylinderAlongZAndASphereIsABall) {
 std::vector<double> gathered(const mesh::Decomposition& d, int components, const std::function<double(int, long, long, long)>& value) {
   const long nx = d.global_cells(0), ny = d.global_cells(1), nz = d.global_cells(2);
   std::vector<double> global(static_cast<std::size_t>(components * nx * ny * nz), 0.0);
-  const long k_first = d.dimensions() == 3 ? 1 : 0;
+  const long k_first = d.dimensions() == 3 ? halo : 0;
   for (int c = 0; c < components; ++c)
     for (long k = 0; k < d.local_cells(2); ++k)
       for (long j = 0; j < d.local_cells(1); ++j)
         for (long i = 0; i < d.local_cells(0); ++i) {
           const long g = ((c * nz + d.offset(2) + k) * ny + d.offset(1) + j) * nx + d.offset(0) + i;
-          global[static_cast<std::size_t>(g)] = value(c, k + k_first, j + 1, i + 1);
+          global[static_cast<std::size_t>(g)] = value(c, k + k_first, j + halo, i + halo);
         }
   std::vector<double> total(global.size());
   MPI_Allreduce(global.data(), total.data(), static_cast<int>(global.size()), MPI_DOUBLE, MPI_SUM, d.comm());
@@ -347,8 +373,8 @@ Outcome run(MPI_Comm comm, int dimensions, const std::array<long, 3>& cells, con
   Outcome o;
   o.velocity = gathered(d, dimensions, [&](int c, long k, long j, long i) { return host(c, k, j, i); });
   o.mask = gathered(d, 1, [&](int, long k, long j, long i) {
-    const long z = dimensions == 3 ? k - 1 : 0;
-    return mask[static_cast<std::size_t>((z * d.local_cells(1) + j - 1) * d.local_cells(0) + i - 1)];
+    const long z = dimensions == 3 ? k - halo : 0;
+    return mask[static_cast<std::size_t>((z * d.local_cells(1) + j - halo) * d.local_cells(0) + i - halo)];
   });
   o.forces = bodies.forces();
   return o;

@@ -145,10 +145,10 @@ int body_containing(const std::vector<Body>& bodies, const Point& p, int dimensi
   return no_body;
 }
 
-// One forced face as classification finds it.
+// One forced face as classification finds it: target = weight u*(neighbour) + far_weight u*(far_neighbour).
 struct ForcedFace {
-  long face, neighbour;  // flat indices into the velocity field
-  double weight;
+  long face, neighbour, far_neighbour;  // flat indices into the velocity field
+  double weight, far_weight;
 };
 
 // The grid as classification sees it.
@@ -158,6 +158,13 @@ struct Grid {
   Point spacing;
   std::array<long, 3> extents;  // of the field along x, y, z, halos included
   std::array<long, 3> halo;     // the index of the first owned cell per axis
+  Point length;                 // of the domain per axis
+  // Whether a point lies strictly inside the domain: a face on or beyond its boundary is the boundaries' to set.
+  bool interior(const Point& x) const {
+    for (int a = 0; a < dimensions; ++a)
+      if (!(x[a] > 0 && x[a] < length[a])) return false;
+    return true;
+  }
   // Index of face (c; index) in a contiguous LayoutRight field (c, z, y, x).
   long flat(int c, const std::array<long, 3>& index) const {
     return ((c * extents[2] + index[2]) * extents[1] + index[1]) * extents[0] + index[0];
@@ -174,9 +181,35 @@ struct Grid {
 // fraction of a spacing of the surface, else on the solid face after it (a ghost).
 constexpr double nearest_forced = 0.5;
 
+// A ghost extrapolates quadratically only this far into the body, in units of its fluid neighbour's distance
+// from the surface (g >= 2 h / 3): its nearer weight is then at most 1 in size, as the linear profile's. Ghosts
+// extrapolated from g = h / 2 (weights -2 and 1/3) made the Schaefer-Turek 2D-1 run at D/h = 8 blow up by t = 1.5.
+constexpr double quadratic_reach = 0.5;
+
+// The target of face (c; index) at x from the profile along axis a through the fluid faces one and two spacings
+// away in direction `away` (+-1): u = A s + B s^2 in the distance s from the surface, through the first at s1
+// and the second at s1 + h, evaluated at the face's s (negative inside the body); where the second is not a
+// fluid face inside the domain, or s lies deeper than quadratic_reach s1, u = A s through the first alone.
+// Either is exact for a field of its form that vanishes on the surface.
+void set_line_profile(const std::vector<Body>& bodies, const Grid& g, int c, const std::array<long, 3>& index,
+                      const Point& x, int a, int away, double s, double s1, ForcedFace& forced) {
+  std::array<long, 3> near = index, far = index;
+  near[a] += away, far[a] += 2 * away;
+  Point y = x;
+  y[a] += 2 * away * g.spacing[a];
+  const bool quadratic =
+      g.interior(y) && body_containing(bodies, y, g.dimensions) == no_body && s >= -quadratic_reach * s1;
+  const double h = g.spacing[a];
+  forced.neighbour = g.flat(c, near);
+  forced.far_neighbour = quadratic ? g.flat(c, far) : forced.neighbour;
+  forced.weight = quadratic ? s * (s - s1 - h) / (s1 * -h) : s / s1;
+  forced.far_weight = quadratic ? s * (s - s1) / ((s1 + h) * h) : 0.0;
+}
+
 // For a solid face of body `solid` at x: a ghost if the fluid face one spacing away along some axis lies at
 // least h / 2 from the surface, so that line's crossing is this face's to impose. The line with the fluid face
-// farthest from the surface (the ghost nearest it) wins: |weight| <= 1. Otherwise the target stays 0.
+// farthest from the surface (the ghost nearest it) wins: |weight| <= 1 and |far_weight| <= 1/5 (set_line_profile).
+// Otherwise the target stays 0.
 void choose_ghost_line(const std::vector<Body>& bodies, int solid, const Grid& g, int c, const std::array<long, 3>& index,
                        const Point& x, ForcedFace& forced) {
   double farthest = -1;
@@ -188,10 +221,7 @@ void choose_ghost_line(const std::vector<Body>& bodies, int solid, const Grid& g
       const double fluid_side = distance_to_surface(bodies[solid], across, a, -step, g.spacing[a], g.dimensions);
       if (fluid_side / g.spacing[a] < nearest_forced || fluid_side / g.spacing[a] <= farthest) continue;
       farthest = fluid_side / g.spacing[a];
-      std::array<long, 3> neighbour = index;
-      neighbour[a] += step;
-      forced.neighbour = g.flat(c, neighbour);
-      forced.weight = -(g.spacing[a] - fluid_side) / fluid_side;
+      set_line_profile(bodies, g, c, index, x, a, step, fluid_side - g.spacing[a], fluid_side, forced);
     }
 }
 
@@ -199,8 +229,8 @@ void choose_ghost_line(const std::vector<Body>& bodies, int solid, const Grid& g
 int classify(const std::vector<Body>& bodies, const Grid& g, int c, const std::array<long, 3>& index,
              ForcedFace& forced) {
   const Point x = g.face_position(c, index);
-  forced.face = forced.neighbour = g.flat(c, index);
-  forced.weight = 0;
+  forced.face = forced.neighbour = forced.far_neighbour = g.flat(c, index);
+  forced.weight = forced.far_weight = 0;
   const int solid = body_containing(bodies, x, g.dimensions);
   if (solid != no_body) {
     choose_ghost_line(bodies, solid, g, c, index, x, forced);
@@ -219,10 +249,8 @@ int classify(const std::vector<Body>& bodies, const Grid& g, int c, const std::a
       best_ratio = delta / g.spacing[a], body = hit;
       Point behind = x;
       behind[a] -= step * g.spacing[a];
-      std::array<long, 3> neighbour = index;
-      neighbour[a] -= step;
-      forced.neighbour = g.flat(c, neighbour);
-      forced.weight = body_containing(bodies, behind, g.dimensions) == no_body ? delta / (delta + g.spacing[a]) : 0.0;
+      set_line_profile(bodies, g, c, index, x, a, -step, delta, delta + g.spacing[a], forced);
+      if (body_containing(bodies, behind, g.dimensions) != no_body) forced.weight = forced.far_weight = 0;
     }
   return body;
 }
@@ -266,12 +294,14 @@ using FaceIndices = Kokkos::View<long*>;
 
 // Over the forced faces [begin, end): each target from u*, and the sum of u* - target.
 double targets_and_force(double* u, const FaceIndices& faces, const FaceIndices& neighbours,
-                         const Kokkos::View<double*>& weights, const Kokkos::View<double*>& targets, long begin, long end) {
+                         const FaceIndices& far_neighbours, const Kokkos::View<double*>& weights,
+                         const Kokkos::View<double*>& far_weights, const Kokkos::View<double*>& targets, long begin,
+                         long end) {
   double sum = 0;
   Kokkos::parallel_reduce(
       "ibm::targets_and_force", Kokkos::RangePolicy<>(begin, end),
       KOKKOS_LAMBDA(const long n, double& partial) {
-        const double target = weights(n) * u[neighbours(n)];
+        const double target = weights(n) * u[neighbours(n)] + far_weights(n) * u[far_neighbours(n)];
         targets(n) = target;
         partial += u[faces(n)] - target;
       },
@@ -345,13 +375,15 @@ ImmersedBodies::ImmersedBodies(const std::vector<BodySpec>& specs, const mesh::D
                                const std::array<double, 3>& spacing)
     : specs_(specs), dimensions_(decomp.dimensions()), comm_(decomp.comm()), cell_volume_(1),
       body_count_(static_cast<int>(specs.size())) {
-  Grid g{dimensions_, {}, {}, spacing, {}, {}};
+  Grid g{dimensions_, {}, {}, spacing, {}, {}, {}};
   for (int a = 0; a < 3; ++a) {
     g.cells[a] = decomp.local_cells(a), g.offset[a] = decomp.offset(a);
+    g.length[a] = static_cast<double>(decomp.global_cells(a)) * spacing[a];
     g.extents[a] = field_extents_[2 - a] = decomp.local_cells(a) + 2 * decomp.halo(a);
     g.halo[a] = decomp.halo(a);
     if (a >= dimensions_) continue;
-    if (decomp.halo(a) < 1) throw std::invalid_argument("ImmersedBodies: the velocity field needs a halo");
+    if (decomp.halo(a) < 2)
+      throw std::invalid_argument("ImmersedBodies: the velocity field needs a halo of 2 (a forced face reads faces two away)");
     if (!(spacing[a] > 0)) throw std::invalid_argument("ImmersedBodies: the grid spacing must be positive");
     cell_volume_ *= spacing[a];
   }
@@ -373,18 +405,24 @@ ImmersedBodies::ImmersedBodies(const std::vector<BodySpec>& specs, const mesh::D
   const long count = group_begin_.back();
 
   faces_ = FaceIndices("ibm::faces", count), neighbours_ = FaceIndices("ibm::neighbours", count);
-  weights_ = Values("ibm::weights", count), targets_ = Values("ibm::targets", count);
+  far_neighbours_ = FaceIndices("ibm::far_neighbours", count);
+  weights_ = Values("ibm::weights", count), far_weights_ = Values("ibm::far_weights", count);
+  targets_ = Values("ibm::targets", count);
   auto faces = Kokkos::create_mirror_view(faces_), neighbours = Kokkos::create_mirror_view(neighbours_);
-  auto weights = Kokkos::create_mirror_view(weights_);
+  auto far_neighbours = Kokkos::create_mirror_view(far_neighbours_);
+  auto weights = Kokkos::create_mirror_view(weights_), far_weights = Kokkos::create_mirror_view(far_weights_);
   long n = 0;
   for (const auto& group : groups)
     for (const auto& f : group) {
-      faces(n) = f.face, neighbours(n) = f.neighbour, weights(n) = f.weight;
+      faces(n) = f.face, neighbours(n) = f.neighbour, far_neighbours(n) = f.far_neighbour;
+      weights(n) = f.weight, far_weights(n) = f.far_weight;
       ++n;
     }
   parallel::copy<parallel::Copy::host_to_device>(faces_, faces);
   parallel::copy<parallel::Copy::host_to_device>(neighbours_, neighbours);
+  parallel::copy<parallel::Copy::host_to_device>(far_neighbours_, far_neighbours);
   parallel::copy<parallel::Copy::host_to_device>(weights_, weights);
+  parallel::copy<parallel::Copy::host_to_device>(far_weights_, far_weights);
   local_forces_.assign(specs.size() * 3, 0.0);
   cell_mask_ = mask_of(bodies, g);
   source_cells_ = source_cells_of(bodies, g, cell_mask_);
@@ -400,7 +438,7 @@ void ImmersedBodies::apply(const mesh::Field& velocity, double dt) {
   const double scale = cell_volume_ / dt;
   for (std::size_t group = 0; group < local_forces_.size(); ++group) {
     const long begin = group_begin_[group], end = group_begin_[group + 1];
-    local_forces_[group] = end > begin ? scale * targets_and_force(u, faces_, neighbours_, weights_, targets_, begin, end) : 0.0;
+    local_forces_[group] = end > begin ? scale * targets_and_force(u, faces_, neighbours_, far_neighbours_, weights_, far_weights_, targets_, begin, end) : 0.0;
   }
   if (targets_.extent(0) > 0) impose_targets(u, faces_, targets_);
 }

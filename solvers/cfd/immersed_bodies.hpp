@@ -3,9 +3,14 @@
 // Mohd-Yusof 2000, J. Comput. Phys. 161), with the crossing of each grid line imposed on whichever of the two
 // faces around it lies nearer the surface: the fluid face, by interpolation, if it is within h / 2 of the
 // surface; else the solid face, as a ghost, by extrapolation (as ghost-cell methods, Tseng & Ferziger 2003,
-// J. Comput. Phys. 192). Either way the velocity along that line is linear and zero at the true surface, so
-// the no-slip condition holds to second order rather than at the nearest face (a staircase), and every
-// weight is at most 1 in size. Forcing every fluid face with a solid neighbour instead (Fadlun's choice)
+// J. Comput. Phys. 192). Either way the velocity along that line is zero at the true surface, so the no-slip
+// condition holds there rather than at the nearest face (a staircase), and quadratic through the two fluid
+// faces beyond the forced one (linear through the nearer one where that is not possible, below): the value
+// handed to the next face's viscous term is then exact to O(h^3), where a linear profile's O(h^2) is an O(1)
+// error in that term. At D/h = 32 the quadratic profile brings the Schaefer-Turek 2D-1 lift to 18% above the
+// benchmark's (linear: 57% below) and the 2D-2 c_L,max from 7.7% to 4.0% below its interval, and at D/h = 16 it
+// halves the 2D-1 lift's spread over quarter-cell moves of the cylinder (scripts/validation/README.md).
+// Forcing every fluid face with a solid neighbour instead (Fadlun's choice)
 // switches a face from its momentum equation to an interpolation as soon as its neighbour, a whole spacing
 // away, crosses the surface. At D/h = 16 that made the Schaefer-Turek 2D-1 drag vary by 1.1% as the cylinder
 // moved by quarters of a cell, and with the cylinder 0.03 cells off the channel's centre line the pressure in
@@ -20,11 +25,15 @@
 //   fluid    the rest, untouched.
 // For a forcing face, delta is the distance from f to the surface along the grid line towards f + s e_a
 // (bisection on the body's inside test, to about 1e-15 h_a), and the line with the smallest delta / h_a is
-// used (the first in the order x-, x+, y-, y+, z-, z+ on a tie). The target is u(f - s e_a) delta / (delta + h_a),
-// exact for a field linear along that line that vanishes on the surface; zero if f - s e_a is itself solid (a
-// body thinner than two faces there). For a ghost, with g the distance from its fluid neighbour to the surface
-// (the line with the largest g / h_a), the target is -u(f + s e_a) (h_a - g) / g, exact for the same field;
-// other solid faces get zero. A face belongs to the body that contains it (the first in the list if bodies
+// used (the first in the order x-, x+, y-, y+, z-, z+ on a tie). The target is
+// u(f - s e_a) 2 delta / (delta + h_a) - u(f - 2 s e_a) delta / (delta + 2 h_a), exact for a field quadratic
+// along that line that vanishes on the surface; zero if f - s e_a is itself solid (a body thinner than two
+// faces there). For a ghost, with g the distance from its fluid neighbour to the surface (the line with the
+// largest g / h_a), the target is -u(f + s e_a) 2 (h_a - g) / g + u(f + 2 s e_a) (h_a - g) / (g + h_a), exact
+// for the same field, where g >= 2 h_a / 3 (deeper ghosts, extrapolated with weights up to -2, made a D/h = 8
+// cylinder's run blow up). Where g < 2 h_a / 3 or the face two spacings off is solid or outside the domain, the
+// profile is linear through the nearer face alone (u(f - s e_a) delta / (delta + h_a), -u(f + s e_a)
+// (h_a - g) / g). Other solid faces get zero. A face belongs to the body that contains it (the first in the list if bodies
 // overlap), or for a forcing face to the body whose surface the chosen line crosses.
 //
 // Shapes: circle (2-D: a disc in x-y; 3-D: a cylinder along z through the whole domain), sphere (3-D; in 2-D
@@ -34,11 +43,11 @@
 // sections, a small distortion of cambered ones, fine for demonstrations.
 //
 // Velocity layout: component c (0: u, 1: v, 2: w) of a mesh::Field at the lower face along axis c of the cell
-// of the same index (c, k, j, i), a halo of H >= 1 cells on every axis of the grid's dimensions; face
+// of the same index (c, k, j, i), a halo of H >= 2 cells on every axis of the grid's dimensions; face
 // (c; k, j, i) sits at x_a = (offset(a) + index_a - H + (a == c ? 0 : 0.5)) h_a, the domain starting at 0.
 //
-// Forcing faces and ghosts read a neighbour one face away, which may be a halo face: apply() needs the halos
-// filled. Keep bodies at least one cell from a wall (outside_domain checks only that they lie in the box).
+// Forcing faces and ghosts read neighbours one and two faces away, which may be halo faces: apply() needs the
+// halos filled. Keep bodies at least one cell from a wall (outside_domain checks only that they lie in the box).
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
 
@@ -79,7 +88,7 @@ std::string outside_domain(const BodySpec& body, const std::array<double, 3>& ex
 class ImmersedBodies {
  public:
   // Classifies every owned face of every velocity component (host code, then copied to device views); throws
-  // std::invalid_argument for a bad NACA code, a non-positive size or spacing, or no halo. The
+  // std::invalid_argument for a bad NACA code, a non-positive size or spacing, or a halo under 2. The
   // decomposition must outlive this object (forces() reduces over its communicator).
   ImmersedBodies(const std::vector<BodySpec>& bodies, const mesh::Decomposition& decomp,
                  const std::array<double, 3>& spacing);
@@ -135,8 +144,8 @@ class ImmersedBodies {
   int body_count_;
   // The forced faces (solid and forcing), grouped by body, then component: group b * 3 + c is
   // [group_begin_[b * 3 + c], group_begin_[b * 3 + c + 1]).
-  FaceIndices faces_, neighbours_;  // a face, and the face its target is interpolated from
-  Values weights_, targets_;        // target = weight * u*(neighbour); 0 for solid faces
+  FaceIndices faces_, neighbours_, far_neighbours_;  // a face, and the two faces its target is found from
+  Values weights_, far_weights_, targets_;  // target = weight u*(neighbour) + far_weight u*(far_neighbour)
   std::vector<long> group_begin_;
   std::vector<double> local_forces_;  // body * 3 + component
   std::vector<double> cell_mask_, source_cells_;
