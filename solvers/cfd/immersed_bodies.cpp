@@ -190,7 +190,8 @@ constexpr double quadratic_reach = 0.5;
 // away in direction `away` (+-1): u = A s + B s^2 in the distance s from the surface, through the first at s1
 // and the second at s1 + h, evaluated at the face's s (negative inside the body); where the second is not a
 // fluid face inside the domain, or s lies deeper than quadratic_reach s1, u = A s through the first alone.
-// Either is exact for a field of its form that vanishes on the surface.
+// Either is exact for a field of its form that vanishes on the surface. Zero where the first face is itself
+// solid (a body thinner than two faces there).
 void set_line_profile(const std::vector<Body>& bodies, const Grid& g, int c, const std::array<long, 3>& index,
                       const Point& x, int a, int away, double s, double s1, ForcedFace& forced) {
   std::array<long, 3> near = index, far = index;
@@ -199,11 +200,13 @@ void set_line_profile(const std::vector<Body>& bodies, const Grid& g, int c, con
   y[a] += 2 * away * g.spacing[a];
   const bool quadratic =
       g.interior(y) && body_containing(bodies, y, g.dimensions) == no_body && s >= -quadratic_reach * s1;
+  y[a] -= away * g.spacing[a];
+  const bool through_fluid = body_containing(bodies, y, g.dimensions) == no_body;
   const double h = g.spacing[a];
   forced.neighbour = g.flat(c, near);
   forced.far_neighbour = quadratic ? g.flat(c, far) : forced.neighbour;
-  forced.weight = quadratic ? s * (s - s1 - h) / (s1 * -h) : s / s1;
-  forced.far_weight = quadratic ? s * (s - s1) / ((s1 + h) * h) : 0.0;
+  forced.weight = !through_fluid ? 0.0 : quadratic ? s * (s - s1 - h) / (s1 * -h) : s / s1;
+  forced.far_weight = through_fluid && quadratic ? s * (s - s1) / ((s1 + h) * h) : 0.0;
 }
 
 // For a solid face of body `solid` at x: a ghost if the fluid face one spacing away along some axis lies at
@@ -247,10 +250,7 @@ int classify(const std::vector<Body>& bodies, const Grid& g, int c, const std::a
       const double delta = distance_to_surface(bodies[hit], x, a, step, g.spacing[a], g.dimensions);
       if (delta / g.spacing[a] >= best_ratio) continue;
       best_ratio = delta / g.spacing[a], body = hit;
-      Point behind = x;
-      behind[a] -= step * g.spacing[a];
       set_line_profile(bodies, g, c, index, x, a, -step, delta, delta + g.spacing[a], forced);
-      if (body_containing(bodies, behind, g.dimensions) != no_body) forced.weight = forced.far_weight = 0;
     }
   return body;
 }
@@ -438,7 +438,10 @@ void ImmersedBodies::apply(const mesh::Field& velocity, double dt) {
   const double scale = cell_volume_ / dt;
   for (std::size_t group = 0; group < local_forces_.size(); ++group) {
     const long begin = group_begin_[group], end = group_begin_[group + 1];
-    local_forces_[group] = end > begin ? scale * targets_and_force(u, faces_, neighbours_, far_neighbours_, weights_, far_weights_, targets_, begin, end) : 0.0;
+    local_forces_[group] =
+        end > begin ? scale * targets_and_force(u, faces_, neighbours_, far_neighbours_, weights_, far_weights_,
+                                                targets_, begin, end)
+                    : 0.0;
   }
   if (targets_.extent(0) > 0) impose_targets(u, faces_, targets_);
 }
