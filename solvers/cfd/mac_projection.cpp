@@ -376,9 +376,15 @@ double MacProjection::pressure_at(const std::array<double, 3>& point) const {
   const auto normal = bodies_ ? bodies_->surface_normal(point, 0.25 * h) : std::nullopt;
   const auto at = [&](const std::array<double, 3>& x) { return interpolated_pressure(pressure_, fluid_, g, decomp_, x); };
   if (!normal) return at(point);
-  std::array<double, 3> near = point, far = point;
-  for (int a = 0; a < 3; ++a) near[a] += 1.5 * h * (*normal)[a], far[a] += 3 * h * (*normal)[a];
-  return 2 * at(near) - at(far);
+  // The cubic through the samples 1, 2, 3 and 4 h off the surface, at the surface (Lagrange weights).
+  constexpr double weights[4] = {4, -6, 4, -1};
+  double wall = 0;
+  for (int k = 0; k < 4; ++k) {
+    std::array<double, 3> sample = point;
+    for (int a = 0; a < 3; ++a) sample[a] += (k + 1) * h * (*normal)[a];
+    wall += weights[k] * at(sample);
+  }
+  return wall;
 }
 
 // With Crank-Nicolson the bodies force the explicit prediction u^n + b, and their faces' increments become
