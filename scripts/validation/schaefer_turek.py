@@ -6,7 +6,8 @@ force coefficients and the pressure difference with the benchmark's intervals.
 --case 2d1 (steady, Re = 20): the final c_D, c_L and dP = p(0.15, 0.2) - p(0.25, 0.2), each against
 its interval (the value, the relative error to the interval's midpoint, inside or not), dP also as the
 momentum balance along y = 0.2 reads it from the run's last checkpoint ("dP balance",
-scripts/post/wall_pressure.py; the solver's probe extrapolates the pressure to the surface), the observed
+scripts/post/wall_pressure.py; a cross-check: the solver's probe, a cubic along the normal, reads the
+pressure's bend next to the front point that the balance's linear end misses), the observed
 convergence order where grids come in threes at one refinement ratio, and how steady the end is
 (c_D's change over the last time unit).
 --case 2d2 (periodic, Re = 100): after the transient, the largest c_D and c_L over the last full
