@@ -98,8 +98,8 @@ class MacProjection {
   // extrapolated along the normal by the cubic through such interpolations 1, 2, 3 and 4 h off the surface
   // (h the largest spacing). Next to a stagnation point the pressure bends within a few cells of the wall
   // (Schaefer-Turek 2D-1: p_nn about 100 at 1.5 h, the same on every grid), which a line through two samples
-  // (1.5 h, 3 h) misses by 4.5 h^2 p_nn: its dP was 1.6% low at D/h = 32 and 1.0% at 48, the cubic's is
-  // 0.16% and 0.21% (scripts/validation/README.md).
+  // (1.5 h, 3 h) misses by 4.5 h^2 p_nn: its dP was 1.57% below the interval's middle at D/h = 32 and 0.95% at
+  // 48, the cubic's is 0.32% and 0.10% (scripts/validation/README.md).
   double pressure_at(const std::array<double, 3>& point) const;
   double spacing(int axis) const { return boundaries_.grid().h[axis]; }
 
