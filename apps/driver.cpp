@@ -415,7 +415,12 @@ void Run::restore_checkpoint(const std::string& path) {
   io::read_checkpoint_state(file, state, comm_);
   solver_->restore(state);
   auto scalars = solver_->state_scalars();
-  for (auto& s : scalars) s.value = file.real_attribute("state " + s.name);
+  for (auto& s : scalars) {
+    if (!file.has_attribute("state " + s.name))
+      throw RestartError(path + ": no attribute 'state " + s.name + "', which this version of solver '" + kind_ +
+                         "' needs to continue (a checkpoint from an older Meridian); start the run afresh");
+    s.value = file.real_attribute("state " + s.name);
+  }
   solver_->restore_scalars(scalars);
   state_.time = stamp.time;
   state_.step = stamp.step;

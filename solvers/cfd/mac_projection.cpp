@@ -276,14 +276,14 @@ void MacProjection::set_state(const HostField& velocity, const HostField& pressu
   parallel::copy<parallel::Copy::host_to_device>(pressure_, pressure);
   boundaries_.fill(velocity_, Fill::state, 0);
   scalar_exchange_.exchange(pressure_);
-  first_step_ = true;
+  previous_dt_ = 0;
 }
 
 void MacProjection::restore(const HostField& velocity, const HostField& pressure, const HostField& previous_tendency) {
-  const bool first = first_step_;
+  const double previous = previous_dt_;
   set_state(velocity, pressure);
   parallel::copy<parallel::Copy::host_to_device>(previous_tendency_, previous_tendency);
-  first_step_ = first;
+  previous_dt_ = previous;
 }
 
 double MacProjection::kinetic_energy() const {
@@ -330,7 +330,9 @@ void MacProjection::step(double time, double dt) {
   tendency(velocity_, tendency_, viscous_, g, settings_.viscosity, BodyForce{{f[0], f[1], f[2]}},
            static_cast<int>(settings_.advection), cn);
   boundaries_.outflow_before_predictor(velocity_, dt);
-  const double a = first_step_ ? 1.0 : 1.5, b = first_step_ ? 0.0 : -0.5;
+  // Adams-Bashforth 2 with variable steps: the explicit terms extrapolated to the step's middle.
+  const double ratio = previous_dt_ > 0 ? dt / previous_dt_ : 0.0;
+  const double a = 1 + ratio / 2, b = -ratio / 2;
   predict(increment_, tendency_, previous_tendency_, viscous_, pressure_, g, dt, a, b, cn);
   if (cn && bodies_) force_explicit_prediction(time, dt);
   if (cn) {
@@ -367,7 +369,7 @@ void MacProjection::step(double time, double dt) {
   boundaries_.fill(velocity_, Fill::state, time + dt);
   scalar_exchange_.exchange(pressure_);
   std::swap(tendency_, previous_tendency_);
-  first_step_ = false;
+  previous_dt_ = dt;
 }
 
 double MacProjection::pressure_at(const std::array<double, 3>& point) const {

@@ -78,14 +78,14 @@ class MacProjection {
   const mesh::Field& pressure() const { return pressure_; }
   using HostField = mesh::Field::HostMirror;
   // Sets the fields from host copies shaped like velocity() and pressure() (owned cells; halos are filled
-  // here); marks the next step as the first.
+  // here); marks the next step as the first (forward Euler for the explicit terms).
   void set_state(const HostField& velocity, const HostField& pressure);
-  // Everything a bitwise restart needs besides velocity and pressure: AB2's previous tendency, and
-  // whether the next step is a first one.
+  // Everything a bitwise restart needs besides velocity and pressure: AB2's previous tendency, and the
+  // length of the step that computed it (0 when the next step is a first one).
   const mesh::Field& previous_tendency() const { return previous_tendency_; }
-  bool next_step_is_first() const { return first_step_; }
-  void set_next_step_is_first(bool first) { first_step_ = first; }
-  // Sets velocity, pressure and the previous tendency; leaves next_step_is_first as it is.
+  double previous_step() const { return previous_dt_; }
+  void set_previous_step(double dt) { previous_dt_ = dt; }
+  // Sets velocity, pressure and the previous tendency; leaves previous_step as it is.
   void restore(const HostField& velocity, const HostField& pressure, const HostField& previous_tendency);
   // Kinetic energy per unit mass, sum over faces of |u|^2 / 2 times the cell volume (collective).
   double kinetic_energy() const;
@@ -123,7 +123,9 @@ class MacProjection {
   std::unique_ptr<direct_poisson::DirectPoisson> direct_;  // the direct one
   sparse::Vector rhs_, phi_;
   sparse::SolveResult last_solve_, last_viscous_solve_;
-  bool first_step_ = true;
+  // AB2's weights follow the ratio of this step to the last: the fixed 3/2 and -1/2 are first order in time
+  // wherever the step changes (an output time shortens one to a tenth).
+  double previous_dt_ = 0;
 };
 
 }  // namespace meridian::cfd

@@ -485,11 +485,11 @@ void ProjectionSolver::restore(const std::vector<io::HostDataset>& state) {
 }
 
 std::vector<solvers::Scalar> ProjectionSolver::state_scalars() const {
-  return {{"first_step", mac_.next_step_is_first() ? 1.0 : 0.0, true, "1"}};
+  return {{"previous_step", mac_.previous_step(), true, "time"}};
 }
 
 void ProjectionSolver::restore_scalars(const std::vector<solvers::Scalar>& scalars) {
-  mac_.set_next_step_is_first(scalars.at(0).value != 0);
+  mac_.set_previous_step(scalars.at(0).value);
 }
 
 }  // namespace meridian::cfd
