@@ -44,7 +44,7 @@ void declare_run_keys(io::Schema& schema) {
   add({"run", "end_time", KeyType::real, 1.0, "time", "simulated time at which the run ends", {}, 0, 1e12, true});
   add({"run", "output_interval", KeyType::real, 0.25, "time",
        "simulated time between field outputs (0: only the start and the end); steps are shortened to land on "
-       "each output time",
+       "each output time (the last up to four before it made equal)",
        {}, 0, 1e12});
   add({"run", "checkpoint_every_steps", KeyType::integer, 0L, "steps", "checkpoint every N steps (0: off)", {}, 0, 1e12});
   add({"run", "checkpoint_every_minutes", KeyType::real, 0.0, "minutes",
@@ -563,13 +563,10 @@ int Run::execute() {
       // The step's time includes choosing dt (a CFL number may need the velocity in physical space).
       timing::ScopedTimer timer("step");
       const CountedScope counted(launches_, steps == 0 ? CountedPhase::first_step : CountedPhase::step);
-      dt = solver_->stable_dt(state_.time);
-      // Shorten the step that would reach (or nearly reach) an output time so it lands exactly on it.
-      lands = state_.time + dt * (1 + 1e-10) >= target;
-      if (lands) {
-        shortened = target - state_.time < dt;
-        dt = target - state_.time;
-      }
+      const double stable = solver_->stable_dt(state_.time);
+      const StepChoice choice = step_towards(target - state_.time, stable);
+      dt = choice.dt, lands = choice.lands;
+      shortened = lands && dt < stable;
       solver_->step(state_.time, dt);
       fault_device_if_due();
       parallel::fence();
@@ -632,6 +629,13 @@ io::Schema schema_for(const solvers::SolverEntry& solver) {
   declare_run_keys(schema);
   solver.declare_keys(schema);
   return schema;
+}
+
+StepChoice step_towards(double remaining, double stable) {
+  // Tolerant by 1e-10 of a step, so that rounding in the time does not add a sliver of a step.
+  const double needed = std::max(1.0, std::ceil(remaining / stable * (1 - 1e-10)));
+  if (needed > 4) return {stable, false};
+  return {remaining / needed, needed == 1};
 }
 
 int run(const RunOptions& options, MPI_Comm comm) {

@@ -31,6 +31,17 @@ io::Schema schema_for(const solvers::SolverEntry& solver);
 // check` makes them as `run` does.
 void validate_run_keys(const io::Deck& deck);
 
+// The next step towards an output time `remaining` ahead (> 0), a step of `stable` being the solver's limit:
+// the stable step, except that the last steps before the output time, up to four, are made equal, so that the
+// last lands exactly on it and no step is a small fraction of the one before (a step a tenth of the last
+// upsets a multistep scheme's extrapolation and a projection's pressure increment, and the records around
+// it). `lands`: this step reaches the output time.
+struct StepChoice {
+  double dt;
+  bool lands;
+};
+StepChoice step_towards(double remaining, double stable);
+
 // Runs a deck to its end; returns an ExitCode. Throws io::DeckError, RestartError or others.
 int run(const RunOptions& options, MPI_Comm comm);
 
