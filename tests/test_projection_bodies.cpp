@@ -11,8 +11,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "mesh/reductions.hpp"
 #include "solvers/cfd/mac_projection.hpp"
@@ -140,10 +142,17 @@ TEST(ProjectionWithBodies, SurfaceProbeReadsABilinearPressureExactly) {
       p(0, 0, j + lo, i + lo) = pressure((d.offset(0) + i + 0.5) * s.spacing(0), (d.offset(1) + j + 0.5) * s.spacing(1));
   s.set_state(velocity, p);
   const double r = 0.05, diagonal = r / std::sqrt(2.0);
-  for (const auto& [x, y] : {std::pair{0.15, 0.2}, {0.25, 0.2}, {0.2, 0.25}, {0.2 - diagonal, 0.2 - diagonal},
-                             {0.2 + diagonal, 0.2 - diagonal}})
-    EXPECT_NEAR(s.pressure_at({x, y, 0}), pressure(x, y), 1e-12) << "at (" << x << ", " << y << ")";
-  EXPECT_NEAR(s.pressure_at({1.0, 0.3, 0}), pressure(1.0, 0.3), 1e-12);  // in the fluid: interpolated
+  // On the surface, then one in the fluid (interpolated), all read together.
+  const std::vector<std::array<double, 3>> points{{0.15, 0.2, 0},
+                                                  {0.25, 0.2, 0},
+                                                  {0.2, 0.25, 0},
+                                                  {0.2 - diagonal, 0.2 - diagonal, 0},
+                                                  {0.2 + diagonal, 0.2 - diagonal, 0},
+                                                  {1.0, 0.3, 0}};
+  const auto read = s.probe_pressures(s.pressure_probes(points));
+  ASSERT_EQ(read.size(), points.size());
+  for (std::size_t k = 0; k < points.size(); ++k)
+    EXPECT_NEAR(read[k], pressure(points[k][0], points[k][1]), 1e-12) << "at (" << points[k][0] << ", " << points[k][1] << ")";
 }
 
 }  // namespace

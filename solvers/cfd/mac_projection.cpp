@@ -138,43 +138,6 @@ double max_abs_divergence(const mesh::Field& u, const mesh::Field& fluid, const 
   return mesh::global_max(local, comm);
 }
 
-// The pressure at a point, interpolated between the cell centres around it where continuity holds (weight 0
-// in the bodies' source cells), collective. The rank whose cells include the lower corner of the
-// interpolation's cell of centres computes it (its upper neighbours are in its halo); the others add zero.
-double interpolated_pressure(const mesh::Field& p, const mesh::Field& fluid, const MacGrid g,
-                             const mesh::Decomposition& decomp, const std::array<double, 3>& point) {
-  Kokkos::Array<int, 3> corner{0, 0, 0};  // captured by value into the kernel on every backend
-  Kokkos::Array<double, 3> weight{0, 0, 0};
-  bool mine = true;
-  for (int a = 0; a < g.dims; ++a) {
-    const long cells = decomp.global_cells(a);
-    const double centre = point[a] / g.h[a] - 0.5;
-    const long below = std::clamp(static_cast<long>(std::floor(centre)), 0L, cells - 2);
-    weight[a] = std::clamp(centre - static_cast<double>(below), 0.0, 1.0);
-    corner[a] = static_cast<int>(below - g.offset[a]) + g.lo[a];
-    mine = mine && below >= g.offset[a] && below < g.offset[a] + g.n[a];
-  }
-  double sums[2] = {0, 0};  // of w p and of w, over the vertices where continuity holds
-  if (mine)
-    for (int part = 0; part < 2; ++part)
-      Kokkos::parallel_reduce(
-          "mac::pressure_probe", Kokkos::RangePolicy<>(0, 1 << g.dims),
-          KOKKOS_LAMBDA(const int vertex, double& sum) {
-            int x[3] = {corner[0], corner[1], corner[2]};
-            double w = 1;
-            for (int a = 0; a < g.dims; ++a) {
-              const int up = (vertex >> a) & 1;
-              x[a] += up;
-              w *= up ? weight[a] : 1 - weight[a];
-            }
-            w *= fluid(0, x[2], x[1], x[0]);
-            sum += part == 0 ? w * p(0, x[2], x[1], x[0]) : w;
-          },
-          sums[part]);
-  const double pw = mesh::global_sum(sums[0], decomp.comm()), w = mesh::global_sum(sums[1], decomp.comm());
-  return w > 0 ? pw / w : 0.0;
-}
-
 mesh::GridSpec checked(const mesh::GridSpec& grid) {
   if (grid.halo_width != MacProjection::halo_width)
     throw std::logic_error("MacProjection: the grid's halo must be MacProjection::halo_width");
@@ -372,21 +335,8 @@ void MacProjection::step(double time, double dt) {
   previous_dt_ = dt;
 }
 
-double MacProjection::pressure_at(const std::array<double, 3>& point) const {
-  const MacGrid& g = boundaries_.grid();
-  const double h = *std::max_element(g.h, g.h + g.dims);
-  const auto normal = bodies_ ? bodies_->surface_normal(point, 0.25 * h) : std::nullopt;
-  const auto at = [&](const std::array<double, 3>& x) { return interpolated_pressure(pressure_, fluid_, g, decomp_, x); };
-  if (!normal) return at(point);
-  // The cubic through the samples 1, 2, 3 and 4 h off the surface, at the surface (Lagrange weights).
-  constexpr double weights[4] = {4, -6, 4, -1};
-  double wall = 0;
-  for (int k = 0; k < 4; ++k) {
-    std::array<double, 3> sample = point;
-    for (int a = 0; a < 3; ++a) sample[a] += (k + 1) * h * (*normal)[a];
-    wall += weights[k] * at(sample);
-  }
-  return wall;
+PressureProbes MacProjection::pressure_probes(const std::vector<std::array<double, 3>>& points) const {
+  return PressureProbes(points, boundaries_.grid(), decomp_, bodies_.get());
 }
 
 // With Crank-Nicolson the bodies force the explicit prediction u^n + b, and their faces' increments become

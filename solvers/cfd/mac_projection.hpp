@@ -24,6 +24,7 @@
 #include "solvers/cfd/crank_nicolson.hpp"
 #include "solvers/cfd/immersed_bodies.hpp"
 #include "solvers/cfd/mac_boundaries.hpp"
+#include "solvers/cfd/pressure_probes.hpp"
 #include "solvers/cfd/viscous_direct.hpp"
 #include "solvers/common/direct_poisson/direct_poisson.hpp"
 #include "solvers/common/sparse/conjugate_gradient.hpp"
@@ -93,14 +94,10 @@ class MacProjection {
   const MacGrid& grid() const { return boundaries_.grid(); }
   // The immersed bodies; null when there are none.
   const ImmersedBodies* bodies() const { return bodies_.get(); }
-  // The pressure at a point (collective): interpolated (bi- or trilinearly) between the cell centres around it
-  // where continuity holds. A point on a circle's or sphere's surface (within h/4) takes the wall value,
-  // extrapolated along the normal by the cubic through such interpolations 1, 2, 3 and 4 h off the surface
-  // (h the largest spacing). Next to a stagnation point the pressure bends within a few cells of the wall
-  // (Schaefer-Turek 2D-1: p_nn about 100 at 1.5 h, the same on every grid), which a line through two samples
-  // (1.5 h, 3 h) misses by 4.5 h^2 p_nn: its dP was 1.57% below the interval's middle at D/h = 32 and 0.95% at
-  // 48, the cubic's is 0.32% and 0.10% (scripts/validation/README.md).
-  double pressure_at(const std::array<double, 3>& point) const;
+  // Probes reading the pressure at `points` (solvers/cfd/pressure_probes.hpp: interpolated where continuity
+  // holds; on a body's surface, extrapolated along the normal), and their reading now (collective).
+  PressureProbes pressure_probes(const std::vector<std::array<double, 3>>& points) const;
+  std::vector<double> probe_pressures(const PressureProbes& probes) const { return probes.read(pressure_, fluid_); }
   double spacing(int axis) const { return boundaries_.grid().h[axis]; }
 
  private:

@@ -288,10 +288,22 @@ void taylor_green(const ProjectionSettings& s, const MacGrid& g, HostField& vel,
   });
 }
 
+// The deck's probe points: two, or none.
+std::vector<std::array<double, 3>> probe_points(const ProjectionSettings& s) {
+  std::vector<std::array<double, 3>> points;
+  const std::size_t dims = static_cast<std::size_t>(s.grid.dimensions);
+  for (std::size_t first = 0; first < s.probes.size(); first += dims) {
+    std::array<double, 3> point{0, 0, 0};
+    for (std::size_t k = 0; k < dims; ++k) point[k] = s.probes[first + k];
+    points.push_back(point);
+  }
+  return points;
+}
+
 }  // namespace
 
 ProjectionSolver::ProjectionSolver(const ProjectionSettings& settings, MPI_Comm comm)
-    : s_(settings), mac_(settings.grid, settings.mac, comm) {
+    : s_(settings), mac_(settings.grid, settings.mac, comm), probes_(mac_.pressure_probes(probe_points(settings))) {
   auto vel = Kokkos::create_mirror_view(mac_.velocity());
   auto p = Kokkos::create_mirror_view(mac_.pressure());
   parallel::fill(vel, 0.0);
@@ -372,11 +384,9 @@ std::vector<solvers::Scalar> ProjectionSolver::diagnostics(double) {
       for (int c = 0; c < mac_.grid().dims; ++c)
         d.push_back({"body" + std::to_string(b) + "_" + names[c] + "_coefficient", scale * forces[b][c], true, "1"});
   }
-  if (!s_.probes.empty()) {
-    const int dims = mac_.grid().dims;
-    std::array<double, 3> a{0, 0, 0}, b{0, 0, 0};
-    for (int k = 0; k < dims; ++k) a[k] = s_.probes[k], b[k] = s_.probes[dims + k];
-    d.push_back({"pressure_difference", mac_.pressure_at(a) - mac_.pressure_at(b), true, "length^2/time^2"});
+  if (probes_.size() == 2) {
+    const auto p = mac_.probe_pressures(probes_);
+    d.push_back({"pressure_difference", p[0] - p[1], true, "length^2/time^2"});
   }
   return d;
 }

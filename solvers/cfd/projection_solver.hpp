@@ -51,6 +51,7 @@ class ProjectionSolver final : public solvers::Solver {
 
   ProjectionSettings s_;
   MacProjection mac_;
+  PressureProbes probes_;  // the deck's two points, or none
   int warned_ = 0;
   std::vector<io::HostDataset> output_, staged_state_;
 };
