@@ -121,7 +121,7 @@ class MacProjection {
   sparse::Vector rhs_, phi_;
   sparse::SolveResult last_solve_, last_viscous_solve_;
   // AB2's weights follow the ratio of this step to the last: the fixed 3/2 and -1/2 are first order in time
-  // wherever the step changes (an output time shortens one to a tenth).
+  // wherever the step changes (a Courant limit that moves, the equal steps into an output time).
   double previous_dt_ = 0;
 };
 

@@ -103,12 +103,10 @@ std::vector<double> PressureProbes::read(const mesh::Field& p, const mesh::Field
   if (sums_.extent(0) == 0) return values;
   sample_sums(p, fluid, corners_, weights_, mine_, sums_, dims_);
   parallel::copy<parallel::Copy::device_to_host>(host_sums_, sums_);
-  std::vector<double> sums(2 * host_sums_.extent(0));
-  for (std::size_t n = 0; n < host_sums_.extent(0); ++n) sums[2 * n] = host_sums_(n, 0), sums[2 * n + 1] = host_sums_(n, 1);
-  MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, host_sums_.data(), static_cast<int>(host_sums_.span()), MPI_DOUBLE, MPI_SUM, comm_);
   for (std::size_t k = 0; k < combination_.size(); ++k)
     for (const Term& t : combination_[k]) {
-      const double pw = sums[2 * t.sample], w = sums[2 * t.sample + 1];
+      const double pw = host_sums_(t.sample, 0), w = host_sums_(t.sample, 1);
       values[k] += t.weight * (w > 0 ? pw / w : 0.0);
     }
   return values;
