@@ -20,17 +20,75 @@ struct BodyForce {
 
 // Advection, body force and viscosity of every component at every owned face: viscosity into `tendency`
 // (explicit, advanced by AB2 with the rest) or into `viscous` (Crank-Nicolson's explicit half).
-void tendency(const mesh::Field& u, const mesh::Field& out, const mesh::Field& viscous, const MacGrid g, double nu,
-              BodyForce force, int scheme, bool crank_nicolson) {
+// With central4, `fourth` (fourth_order_faces) says where its stencil may be used.
+void tendency(const mesh::Field& u, const mesh::Field& out, const mesh::Field& viscous, const mesh::Field& fourth,
+              const MacGrid g, double nu, BodyForce force, int scheme, bool crank_nicolson) {
+  const int central4 = static_cast<int>(AdvectionScheme::central4);
   parallel::for_each(
       "mac::tendency", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         const int x[3] = {i, j, k};
+        const bool high = scheme == central4 && fourth(0, k, j, i) > 0;
+        const int near_scheme = scheme == central4 ? static_cast<int>(AdvectionScheme::central) : scheme;
         for (int c = 0; c < g.dims; ++c) {
           const double diffusion = nu * laplacian(u, c, x, g);
-          out(c, k, j, i) = force.f[c] - advection(u, c, x, g, scheme) + (crank_nicolson ? 0.0 : diffusion);
+          const double transport = high ? advection4(u, c, x, g) : advection(u, c, x, g, near_scheme);
+          out(c, k, j, i) = force.f[c] - transport + (crank_nicolson ? 0.0 : diffusion);
           if (crank_nicolson) viscous(c, k, j, i) = diffusion;
         }
       });
+}
+
+// Per cell, 1 where every face within three cells along every axis (advection4's reach) is set by the
+// momentum equation inside the domain, 0 where one is a body's (forcing or solid) or a domain boundary's
+// (the halos across an open face, whose values a boundary condition sets to second order at best), so that
+// the fourth-order stencil reads no ghost. The bodies do not move: found once, on the host.
+mesh::Field fourth_order_faces(const mesh::Decomposition& d, const MacGrid& g, const ImmersedBodies* bodies) {
+  const mesh::Field open = mesh::make_field(d, g.dims, "mac::open_faces");
+  parallel::fill(open, 0.0);
+  parallel::for_each(
+      "mac::open_faces", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
+        for (int c = 0; c < g.dims; ++c) open(c, k, j, i) = 1;
+      });
+  if (bodies) bodies->mark(open, 0.0);
+  mesh::HaloExchange(d, g.dims).exchange(open, mesh::Corners::fill);
+  auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), open);
+  parallel::copy<parallel::Copy::device_to_host>(host, open);
+  const int e[3] = {g.extent[0], g.extent[1], g.extent[2]};
+  // The minimum over the components, then over a window of seven cells along each axis in turn (a box
+  // filter is separable), the later passes reading the earlier ones' halos.
+  std::vector<double> m(static_cast<std::size_t>(e[0]) * e[1] * e[2]), next(m.size());
+  const auto flat = [&](int k, int j, int i) { return (static_cast<std::size_t>(k) * e[1] + j) * e[0] + i; };
+  for (int k = 0; k < e[2]; ++k)
+    for (int j = 0; j < e[1]; ++j)
+      for (int i = 0; i < e[0]; ++i) {
+        double v = 1;
+        for (int c = 0; c < g.dims; ++c) v = std::min(v, host(c, k, j, i));
+        m[flat(k, j, i)] = v;
+      }
+  for (int a = 0; a < g.dims; ++a) {
+    std::fill(next.begin(), next.end(), 0.0);
+    for (int k = 0; k < e[2]; ++k)
+      for (int j = 0; j < e[1]; ++j)
+        for (int i = 0; i < e[0]; ++i) {
+          int x[3] = {i, j, k};
+          if (x[a] < g.lo[a] || x[a] >= g.lo[a] + g.n[a]) continue;
+          double v = 1;
+          for (int s = -3; s <= 3; ++s) {
+            int y[3] = {i, j, k};
+            y[a] += s;
+            v = std::min(v, m[flat(y[2], y[1], y[0])]);
+          }
+          next[flat(k, j, i)] = v;
+        }
+    std::swap(m, next);
+  }
+  const mesh::Field fourth = mesh::make_field(d, 1, "mac::fourth_order_faces");
+  auto result = Kokkos::create_mirror_view(Kokkos::HostSpace(), fourth);
+  for (int k = 0; k < e[2]; ++k)
+    for (int j = 0; j < e[1]; ++j)
+      for (int i = 0; i < e[0]; ++i) result(0, k, j, i) = m[flat(k, j, i)];
+  parallel::copy<parallel::Copy::host_to_device>(fourth, result);
+  return fourth;
 }
 
 // d = dt (a N + b N_old [+ viscous]) - dt grad p on the faces the momentum equation sets, 0 elsewhere.
@@ -221,6 +279,7 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
     start_ = mesh::make_field(decomp_, grid.dimensions, "mac::start");
     bodies_->mark(crank_nicolson_->free_faces(), 0.0);
   }
+  if (settings.advection == AdvectionScheme::central4) fourth_order_ = fourth_order_faces(decomp_, boundaries_.grid(), bodies_.get());
   problem_ = poisson_problem(boundaries_.grid(), settings);
   poisson_ = std::make_unique<sparse::PoissonOperator>(decomp_, problem_);
   if (uses_direct_solver(decomp_, settings.pressure_solver)) {
@@ -290,7 +349,7 @@ void MacProjection::step(double time, double dt) {
   const MacGrid g = boundaries_.grid();
   const bool cn = settings_.viscous == ViscousScheme::crank_nicolson;
   const auto& f = settings_.body_force;
-  tendency(velocity_, tendency_, viscous_, g, settings_.viscosity, BodyForce{{f[0], f[1], f[2]}},
+  tendency(velocity_, tendency_, viscous_, fourth_order_, g, settings_.viscosity, BodyForce{{f[0], f[1], f[2]}},
            static_cast<int>(settings_.advection), cn);
   boundaries_.outflow_before_predictor(velocity_, dt);
   // Adams-Bashforth 2 with variable steps: the explicit terms extrapolated to the step's middle.

@@ -26,8 +26,9 @@ void declare_projection_keys(io::Schema& schema) {
               {"crank_nicolson", "explicit"}});
   schema.add({s, "advection_scheme", KeyType::string, std::string("central"), "",
               "central: second-order conservative; quick: upwind-biased third-order interpolation (Leonard 1979), for "
-              "higher Reynolds numbers",
-              {"central", "quick"}});
+              "higher Reynolds numbers; central4: fourth-order conservative (Morinishi et al. 1998) where its stencil "
+              "(three cells along each axis) meets no body or open boundary, central there",
+              {"central", "quick", "central4"}});
   schema.add({s, "courant", KeyType::real, 0.5, "1",
               "dt = courant / max(sum |u_a| / h_a), and with explicit viscosity at most AB2's viscous limit", {}, 0, 1, true});
   schema.add({s, "dt", KeyType::real, 0.0, "time", "a fixed time step instead of the Courant one (0: use courant)", {}, 0, 1e6});
@@ -203,7 +204,10 @@ ProjectionSettings settings_of(const io::Deck& deck) {
   s.reference_velocity = deck.real("bodies", "reference_velocity");
   s.reference_size = s.grid.dimensions == 2 ? deck.real("bodies", "reference_length") : deck.real("bodies", "reference_area");
   s.mac.viscous = deck.string("projection", "viscous_scheme") == "explicit" ? ViscousScheme::explicit_ab2 : ViscousScheme::crank_nicolson;
-  s.mac.advection = deck.string("projection", "advection_scheme") == "quick" ? AdvectionScheme::quick : AdvectionScheme::central;
+  const std::string advection = deck.string("projection", "advection_scheme");
+  s.mac.advection = advection == "quick"      ? AdvectionScheme::quick
+                    : advection == "central4" ? AdvectionScheme::central4
+                                              : AdvectionScheme::central;
   s.mac.poisson = {deck.real("projection", "poisson_tolerance"), static_cast<int>(deck.integer("projection", "poisson_max_iterations"))};
   s.mac.preconditioner = deck.string("projection", "preconditioner") == "jacobi" ? sparse::Preconditioner::jacobi
                                                                                   : sparse::Preconditioner::multigrid;
