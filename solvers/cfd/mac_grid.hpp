@@ -74,29 +74,32 @@ KOKKOS_INLINE_FUNCTION double advection(const mesh::Field& u, int c, const int (
   return sum;
 }
 
-// u_a interpolated along c to the edge (or, for a = c, the cell centre) y - e_c / 2, y = x + sh e_a, to
-// fourth order: 9/16 of the two nearest values less 1/16 of the next two.
-KOKKOS_INLINE_FUNCTION double advecting_velocity4(const mesh::Field& u, int a, int c, const int (&x)[3], int sh) {
-  const Shift y(x, a, sh);
-  return 0.5625 * (at(u, a, y.x) + at(u, a, y.x, c, -1)) - 0.0625 * (at(u, a, y.x, c, 1) + at(u, a, y.x, c, -2));
+// u_a interpolated along c to the edge (or, for a = c, the cell centre) half a spacing below the face at
+// `p` along c, `along_c` the stride between faces along c, to fourth order: 9/16 of the two nearest values
+// less 1/16 of the next two.
+KOKKOS_INLINE_FUNCTION double advecting_velocity4(const double* p, long along_c) {
+  return 0.5625 * (p[0] + p[-along_c]) - 0.0625 * (p[along_c] + p[-2 * along_c]);
 }
 
 // d(u_a u_c)/dx_a summed over a, conservative and fourth order (Morinishi, Lund, Vasilyev & Moin 1998,
 // J. Comput. Phys. 143, their Div.-S4): 9/8 of the flux difference over one spacing less 1/8 of that over
 // three, the advecting velocity interpolated to fourth order. It reads faces up to three away along each
-// axis. Second order leaves the wake's vortices too weak: at Schaefer-Turek 2D-2, D/h = 32, the lift's half
-// peak-to-peak is 0.953 with central and 0.977 with this (the benchmark's about 1.01; scripts/validation).
+// axis, through pointers and strides (the field is contiguous): indexing the View for each of its 48 reads
+// per component made the kernel twice as slow. Second order leaves the wake's vortices too weak: at
+// Schaefer-Turek 2D-2, D/h = 32, the lift's half peak-to-peak is 0.953 with central and 0.976 with this
+// (the benchmark's about 1.01; scripts/validation/README.md).
 KOKKOS_INLINE_FUNCTION double advection4(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g) {
+  const long stride[3] = {static_cast<long>(u.stride(3)), static_cast<long>(u.stride(2)), static_cast<long>(u.stride(1))};
+  const double* uc = &u(c, x[2], x[1], x[0]);
   double sum = 0;
   for (int a = 0; a < g.dims; ++a) {
-    double near[2];
-    for (int side = 0; side < 2; ++side) {
-      const Shift y(x, a, side);
-      near[side] = advecting_velocity4(u, a, c, x, side) * 0.5 * (at(u, c, y.x) + at(u, c, y.x, a, -1));
-    }
-    const double upper = advecting_velocity4(u, a, c, x, 2) * 0.5 * (at(u, c, x) + at(u, c, x, a, 3));
-    const double lower = advecting_velocity4(u, a, c, x, -1) * 0.5 * (at(u, c, x, a, -3) + at(u, c, x));
-    sum += (1.125 * (near[1] - near[0]) - (upper - lower) / 24) / g.h[a];
+    const long s = stride[a];
+    const double* ua = &u(a, x[2], x[1], x[0]);
+    const double near1 = advecting_velocity4(ua + s, stride[c]) * 0.5 * (uc[s] + uc[0]);
+    const double near0 = advecting_velocity4(ua, stride[c]) * 0.5 * (uc[0] + uc[-s]);
+    const double upper = advecting_velocity4(ua + 2 * s, stride[c]) * 0.5 * (uc[0] + uc[3 * s]);
+    const double lower = advecting_velocity4(ua - s, stride[c]) * 0.5 * (uc[-3 * s] + uc[0]);
+    sum += (1.125 * (near1 - near0) - (upper - lower) / 24) / g.h[a];
   }
   return sum;
 }
