@@ -52,21 +52,29 @@ KOKKOS_INLINE_FUNCTION double at(const mesh::Field& f, int c, const int (&x)[3],
   return at(f, c, Shift(x, axis, s).x);
 }
 
+// The distance in memory between neighbouring faces along `axis` (x, y, z) of a contiguous field: the stencils
+// below read through pointers, as indexing the four-index View for every read cost more than their arithmetic.
+KOKKOS_INLINE_FUNCTION long stride_along(const mesh::Field& u, int axis) { return static_cast<long>(u.stride(3 - axis)); }
+
 // d(u_a u_c)/dx_a summed over a, conservative: the flux through the face between u_c(y - e_a) and u_c(y)
 // is the advecting velocity (u_a(y) + u_a(y - e_c)) / 2 times u_c interpolated there, centrally or by
 // QUICK (Leonard 1979: 3/8 downstream + 6/8 upstream - 1/8 far upstream, third order and upwind-biased).
 KOKKOS_INLINE_FUNCTION double advection(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g, int scheme) {
+  const long along_c = stride_along(u, c);
+  const double* uc = &u(c, x[2], x[1], x[0]);
   double sum = 0;
   for (int a = 0; a < g.dims; ++a) {
+    const long s = stride_along(u, a);
+    const double* ua = &u(a, x[2], x[1], x[0]);
     double flux[2];
     for (int side = 0; side < 2; ++side) {
-      const Shift y(x, a, side);
-      const double w = 0.5 * (at(u, a, y.x) + at(u, a, y.x, c, -1));
-      const double here = at(u, c, y.x), below = at(u, c, y.x, a, -1);
+      const double* wy = ua + side * s;  // u_a(y), y = x + side e_a
+      const double* cy = uc + side * s;  // u_c(y)
+      const double w = 0.5 * (wy[0] + wy[-along_c]);
+      const double here = cy[0], below = cy[-s];
       double value = 0.5 * (here + below);
       if (scheme == static_cast<int>(AdvectionScheme::quick))
-        value = w > 0 ? 0.375 * here + 0.75 * below - 0.125 * at(u, c, y.x, a, -2)
-                      : 0.375 * below + 0.75 * here - 0.125 * at(u, c, y.x, a, 1);
+        value = w > 0 ? 0.375 * here + 0.75 * below - 0.125 * cy[-2 * s] : 0.375 * below + 0.75 * here - 0.125 * cy[s];
       flux[side] = w * value;
     }
     sum += (flux[1] - flux[0]) / g.h[a];
@@ -84,21 +92,20 @@ KOKKOS_INLINE_FUNCTION double advecting_velocity4(const double* p, long along_c)
 // d(u_a u_c)/dx_a summed over a, conservative and fourth order (Morinishi, Lund, Vasilyev & Moin 1998,
 // J. Comput. Phys. 143, their Div.-S4): 9/8 of the flux difference over one spacing less 1/8 of that over
 // three, the advecting velocity interpolated to fourth order. It reads faces up to three away along each
-// axis, through pointers and strides (the field is contiguous): indexing the View for each of its 48 reads
-// per component made the kernel twice as slow. Second order leaves the wake's vortices too weak: at
+// axis. Second order leaves the wake's vortices too weak: at
 // Schaefer-Turek 2D-2, D/h = 32, the lift's half peak-to-peak is 0.953 with central and 0.976 with this
 // (the benchmark's about 1.01; scripts/validation/README.md).
 KOKKOS_INLINE_FUNCTION double advection4(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g) {
-  const long stride[3] = {static_cast<long>(u.stride(3)), static_cast<long>(u.stride(2)), static_cast<long>(u.stride(1))};
+  const long along_c = stride_along(u, c);
   const double* uc = &u(c, x[2], x[1], x[0]);
   double sum = 0;
   for (int a = 0; a < g.dims; ++a) {
-    const long s = stride[a];
+    const long s = stride_along(u, a);
     const double* ua = &u(a, x[2], x[1], x[0]);
-    const double near1 = advecting_velocity4(ua + s, stride[c]) * 0.5 * (uc[s] + uc[0]);
-    const double near0 = advecting_velocity4(ua, stride[c]) * 0.5 * (uc[0] + uc[-s]);
-    const double upper = advecting_velocity4(ua + 2 * s, stride[c]) * 0.5 * (uc[0] + uc[3 * s]);
-    const double lower = advecting_velocity4(ua - s, stride[c]) * 0.5 * (uc[-3 * s] + uc[0]);
+    const double near1 = advecting_velocity4(ua + s, along_c) * 0.5 * (uc[s] + uc[0]);
+    const double near0 = advecting_velocity4(ua, along_c) * 0.5 * (uc[0] + uc[-s]);
+    const double upper = advecting_velocity4(ua + 2 * s, along_c) * 0.5 * (uc[0] + uc[3 * s]);
+    const double lower = advecting_velocity4(ua - s, along_c) * 0.5 * (uc[-3 * s] + uc[0]);
     sum += (1.125 * (near1 - near0) - (upper - lower) / 24) / g.h[a];
   }
   return sum;
@@ -106,8 +113,12 @@ KOKKOS_INLINE_FUNCTION double advection4(const mesh::Field& u, int c, const int 
 
 // The Laplacian of component c at x.
 KOKKOS_INLINE_FUNCTION double laplacian(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g) {
+  const double* uc = &u(c, x[2], x[1], x[0]);
   double sum = 0;
-  for (int a = 0; a < g.dims; ++a) sum += (at(u, c, x, a, 1) - 2 * at(u, c, x) + at(u, c, x, a, -1)) / (g.h[a] * g.h[a]);
+  for (int a = 0; a < g.dims; ++a) {
+    const long s = stride_along(u, a);
+    sum += (uc[s] - 2 * uc[0] + uc[-s]) / (g.h[a] * g.h[a]);
+  }
   return sum;
 }
 
