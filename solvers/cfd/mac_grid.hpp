@@ -16,7 +16,7 @@ namespace meridian::cfd {
 enum class FaceKind { wall, free_slip, inflow, outflow };
 enum class InflowProfile { uniform, parabolic };
 // central4 falls back to central on the faces whose stencil would reach a body or a domain face
-// (MacProjection's fourth_order_faces).
+// (MacProjection's fourth_order_cells).
 enum class AdvectionScheme { central, quick, central4 };
 
 struct MacGrid {
@@ -91,10 +91,10 @@ KOKKOS_INLINE_FUNCTION double advecting_velocity4(const double* p, long along_c)
 
 // d(u_a u_c)/dx_a summed over a, conservative and fourth order (Morinishi, Lund, Vasilyev & Moin 1998,
 // J. Comput. Phys. 143, their Div.-S4): 9/8 of the flux difference over one spacing less 1/8 of that over
-// three, the advecting velocity interpolated to fourth order. It reads faces up to three away along each
-// axis. Second order leaves the wake's vortices too weak: at
+// three, the advecting velocity interpolated to fourth order. Second order leaves the wake's vortices too weak: at
 // Schaefer-Turek 2D-2, D/h = 32, the lift's half peak-to-peak is 0.953 with central and 0.976 with this
 // (the benchmark's about 1.01; scripts/validation/README.md).
+constexpr int advection4_reach = 3;  // how many faces away along each axis advection4 reads
 KOKKOS_INLINE_FUNCTION double advection4(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g) {
   const long along_c = stride_along(u, c);
   const double* uc = &u(c, x[2], x[1], x[0]);

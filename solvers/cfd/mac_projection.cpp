@@ -20,15 +20,15 @@ struct BodyForce {
 
 // Advection, body force and viscosity of every component at every owned face: viscosity into `tendency`
 // (explicit, advanced by AB2 with the rest) or into `viscous` (Crank-Nicolson's explicit half).
-// With central4, `fourth` (fourth_order_faces) says where its stencil may be used.
+// With central4, `fourth` (fourth_order_cells) says where its stencil may be used; central elsewhere.
 void tendency(const mesh::Field& u, const mesh::Field& out, const mesh::Field& viscous, const mesh::Field& fourth,
               const MacGrid g, double nu, BodyForce force, int scheme, bool crank_nicolson) {
-  const int central4 = static_cast<int>(AdvectionScheme::central4);
+  const bool central4 = scheme == static_cast<int>(AdvectionScheme::central4);
+  const int near_scheme = central4 ? static_cast<int>(AdvectionScheme::central) : scheme;
   parallel::for_each(
       "mac::tendency", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
         const int x[3] = {i, j, k};
-        const bool high = scheme == central4 && fourth(0, k, j, i) > 0;
-        const int near_scheme = scheme == central4 ? static_cast<int>(AdvectionScheme::central) : scheme;
+        const bool high = central4 && fourth(0, k, j, i) > 0;
         for (int c = 0; c < g.dims; ++c) {
           const double diffusion = nu * laplacian(u, c, x, g);
           const double transport = high ? advection4(u, c, x, g) : advection(u, c, x, g, near_scheme);
@@ -38,11 +38,10 @@ void tendency(const mesh::Field& u, const mesh::Field& out, const mesh::Field& v
       });
 }
 
-// Per cell, 1 where every face within three cells along every axis (advection4's reach) is set by the
-// momentum equation inside the domain, 0 where one is a body's (forcing or solid) or a domain boundary's
-// (the halos across an open face, whose values a boundary condition sets to second order at best), so that
-// the fourth-order stencil reads no ghost. The bodies do not move: found once, on the host.
-mesh::Field fourth_order_faces(const mesh::Decomposition& d, const MacGrid& g, const ImmersedBodies* bodies) {
+// Per cell, halos included, on the host: the minimum over the components of 1 on the faces the
+// momentum equation sets inside the domain and 0 on the bodies' forcing and solid faces and in the halos
+// across an open face (whose values a boundary condition sets to second order at best).
+std::vector<double> open_faces(const mesh::Decomposition& d, const MacGrid& g, const ImmersedBodies* bodies) {
   const mesh::Field open = mesh::make_field(d, g.dims, "mac::open_faces");
   parallel::fill(open, 0.0);
   parallel::for_each(
@@ -53,41 +52,44 @@ mesh::Field fourth_order_faces(const mesh::Decomposition& d, const MacGrid& g, c
   mesh::HaloExchange(d, g.dims).exchange(open, mesh::Corners::fill);
   auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), open);
   parallel::copy<parallel::Copy::device_to_host>(host, open);
-  const int e[3] = {g.extent[0], g.extent[1], g.extent[2]};
-  // The minimum over the components, then over a window of seven cells along each axis in turn (a box
-  // filter is separable), the later passes reading the earlier ones' halos.
-  std::vector<double> m(static_cast<std::size_t>(e[0]) * e[1] * e[2]), next(m.size());
-  const auto flat = [&](int k, int j, int i) { return (static_cast<std::size_t>(k) * e[1] + j) * e[0] + i; };
-  for (int k = 0; k < e[2]; ++k)
-    for (int j = 0; j < e[1]; ++j)
-      for (int i = 0; i < e[0]; ++i) {
+  std::vector<double> m;
+  for (int k = 0; k < g.extent[2]; ++k)
+    for (int j = 0; j < g.extent[1]; ++j)
+      for (int i = 0; i < g.extent[0]; ++i) {
         double v = 1;
         for (int c = 0; c < g.dims; ++c) v = std::min(v, host(c, k, j, i));
-        m[flat(k, j, i)] = v;
+        m.push_back(v);
       }
+  return m;
+}
+
+// Per cell, 1 where every face within advection4_reach cells along every axis is open (open_faces), so that
+// the fourth-order stencil reads no ghost, no forcing value and no boundary halo; 0 elsewhere. The box
+// minimum is taken one axis at a time (it is separable), each pass over the owned range of its axis and the
+// whole range of the others, which the later passes read. The bodies do not move: found once.
+mesh::Field fourth_order_cells(const mesh::Decomposition& d, const MacGrid& g, const ImmersedBodies* bodies) {
+  std::vector<double> m = open_faces(d, g, bodies), next(m.size());
+  const long stride[3] = {1, g.extent[0], static_cast<long>(g.extent[0]) * g.extent[1]};
   for (int a = 0; a < g.dims; ++a) {
     std::fill(next.begin(), next.end(), 0.0);
-    for (int k = 0; k < e[2]; ++k)
-      for (int j = 0; j < e[1]; ++j)
-        for (int i = 0; i < e[0]; ++i) {
-          int x[3] = {i, j, k};
+    for (int k = 0; k < g.extent[2]; ++k)
+      for (int j = 0; j < g.extent[1]; ++j)
+        for (int i = 0; i < g.extent[0]; ++i) {
+          const int x[3] = {i, j, k};
           if (x[a] < g.lo[a] || x[a] >= g.lo[a] + g.n[a]) continue;
+          const long n = k * stride[2] + j * stride[1] + i;
           double v = 1;
-          for (int s = -3; s <= 3; ++s) {
-            int y[3] = {i, j, k};
-            y[a] += s;
-            v = std::min(v, m[flat(y[2], y[1], y[0])]);
-          }
-          next[flat(k, j, i)] = v;
+          for (int s = -advection4_reach; s <= advection4_reach; ++s) v = std::min(v, m[n + s * stride[a]]);
+          next[n] = v;
         }
     std::swap(m, next);
   }
-  const mesh::Field fourth = mesh::make_field(d, 1, "mac::fourth_order_faces");
-  auto result = Kokkos::create_mirror_view(Kokkos::HostSpace(), fourth);
-  for (int k = 0; k < e[2]; ++k)
-    for (int j = 0; j < e[1]; ++j)
-      for (int i = 0; i < e[0]; ++i) result(0, k, j, i) = m[flat(k, j, i)];
-  parallel::copy<parallel::Copy::host_to_device>(fourth, result);
+  const mesh::Field fourth = mesh::make_field(d, 1, "mac::fourth_order_cells");
+  auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), fourth);
+  for (int k = 0; k < g.extent[2]; ++k)
+    for (int j = 0; j < g.extent[1]; ++j)
+      for (int i = 0; i < g.extent[0]; ++i) host(0, k, j, i) = m[k * stride[2] + j * stride[1] + i];
+  parallel::copy<parallel::Copy::host_to_device>(fourth, host);
   return fourth;
 }
 
@@ -279,7 +281,7 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
     start_ = mesh::make_field(decomp_, grid.dimensions, "mac::start");
     bodies_->mark(crank_nicolson_->free_faces(), 0.0);
   }
-  if (settings.advection == AdvectionScheme::central4) fourth_order_ = fourth_order_faces(decomp_, boundaries_.grid(), bodies_.get());
+  if (settings.advection == AdvectionScheme::central4) fourth_order_ = fourth_order_cells(decomp_, boundaries_.grid(), bodies_.get());
   problem_ = poisson_problem(boundaries_.grid(), settings);
   poisson_ = std::make_unique<sparse::PoissonOperator>(decomp_, problem_);
   if (uses_direct_solver(decomp_, settings.pressure_solver)) {

@@ -51,7 +51,7 @@ struct MacSettings {
 
 class MacProjection {
  public:
-  static constexpr int halo_width = 3;  // central4's reach (advection4)
+  static constexpr int halo_width = advection4_reach;  // central4's; QUICK reads two faces away
   // `grid` must have a halo of halo_width; its open axes take the faces of settings.boundaries.
   MacProjection(const mesh::GridSpec& grid, const MacSettings& settings, MPI_Comm comm);
   ~MacProjection();
@@ -113,7 +113,7 @@ class MacProjection {
   std::unique_ptr<ImmersedBodies> bodies_;
   mesh::Field start_;  // u^n, while the bodies force the explicit prediction (Crank-Nicolson)
   mesh::Field fluid_;  // 1 in the cells where continuity holds, 0 in the bodies' source cells; with halos
-  mesh::Field fourth_order_;  // central4 only: 1 in the cells whose faces take advection4 (fourth_order_faces)
+  mesh::Field fourth_order_;  // central4 only: 1 in the cells whose faces take advection4 (fourth_order_cells)
   double body_cells_ = 0;  // how many source cells, over all ranks
   sparse::PoissonProblem problem_;
   std::unique_ptr<sparse::PoissonOperator> poisson_;
