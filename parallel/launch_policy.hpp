@@ -164,11 +164,13 @@ void for_each(const std::string& label, const Boxes& range, const Body& body) {
 }
 
 // Recurrences down the slowest axis of a (rows x columns) array, independent per column (a tridiagonal solve per
-// mode): body(first, last) steps columns [first, last) together, row by row. A GPU thread takes one column, so
-// at each row a warp's loads are contiguous; a host thread takes a block of columns, so its inner loop runs along
-// contiguous memory and vectorises (one column per host thread strode a row apart at every step: 38% of a
-// 2048^2 direct Poisson solve).
+// mode): body(first, last) steps columns [first, last), at most Block of them, together, row by row. A GPU
+// thread takes one column (Block = column_block = 1), so at each row a warp's loads are contiguous; a host thread
+// takes a block of columns, so its inner loop runs along contiguous memory and vectorises (one column per host
+// thread strode a row apart at every step: 38% of a 2048^2 direct Poisson solve). Block is the body's to know at
+// compile time: a GPU thread keeps its column's carried values in registers.
 inline constexpr long host_column_block = 256;
+inline constexpr long column_block = device_memory_is_host ? host_column_block : 1;
 template <class Body>
 struct ColumnBlocks {
   Body body;
@@ -177,11 +179,10 @@ struct ColumnBlocks {
     body(b * block, b * block + block < columns ? b * block + block : columns);
   }
 };
-template <class Body>
+template <long Block, class Body>
 void for_each_column_block(const std::string& label, long columns, const Body& body) {
-  const long block = device_memory_is_host ? host_column_block : 1;
-  Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, (columns + block - 1) / block),
-                       ColumnBlocks<Body>{body, block, columns});
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, (columns + Block - 1) / Block),
+                       ColumnBlocks<Body>{body, Block, columns});
 }
 
 // The value a reduction result carries: a Kokkos reducer's value_type, or the type of a plain result.

@@ -188,6 +188,53 @@ TEST(AxisTransform, StridedRowsGiveTheContiguousRowsCoefficients) {
       }
 }
 
+// The Thomas kernel's GPU layout (a thread per column, its loads issued rows ahead) run on the host gives the
+// host's blocks of columns' solutions bit for bit, and both solve the systems: every kind, a pinned (singular)
+// mode, row counts below, at and past the rows loaded together, and more modes than a host block holds.
+TEST(ModeSystems, OneColumnPerThreadGivesTheBlocksSolutions) {
+  const double h = 0.1, scale = 2.5;
+  for (const AxisKind kind : {AxisKind::neumann_neumann, AxisKind::dirichlet_dirichlet, AxisKind::neumann_dirichlet,
+                              AxisKind::dirichlet_neumann, AxisKind::dirichlet_nodes})
+    for (const long n : {1L, 7L, 16L, 37L}) {
+      const long modes = 300;
+      const bool pinned = kind == AxisKind::neumann_neumann && n > 1;
+      const double shift = pinned ? 0.0 : 0.5;
+      std::mt19937_64 generator(static_cast<unsigned long>(n) * 31 + static_cast<unsigned long>(kind));
+      std::uniform_real_distribution<double> uniform(-1, 1);
+      std::vector<double> lambda(modes), b(static_cast<std::size_t>(n * modes));
+      for (long m = 0; m < modes; ++m) lambda[m] = m == 0 ? 0.0 : 50 * (1 + uniform(generator));
+      for (double& x : b) x = uniform(generator);
+      const Kokkos::View<double*> eigenvalues = parallel::device_copy("lambda", lambda);
+      std::vector<std::vector<double>> solutions;
+      for (const bool one_column : {false, true}) {
+        const direct_poisson::ModeSystems systems(n, modes, h, kind, eigenvalues, pinned ? 0 : -1,
+                                                  direct_poisson::TridiagonalSolver::thomas, one_column);
+        const Kokkos::View<double*> values = parallel::device_copy("values", b);
+        systems.solve(values, shift, scale);
+        solutions.push_back(parallel::host_copy(values));
+      }
+      const std::string where = std::string(name_of(kind)) + ", n = " + std::to_string(n);
+      ASSERT_EQ(solutions[0], solutions[1]) << where;
+      // Each unpinned system's rows, -p_(k-1) + (2 + lambda h^2 + shift h^2) p_k - p_(k+1) (its end rows with their
+      // faces' terms), against scale b h^2.
+      const std::vector<double>& p = solutions[0];
+      const double low = kind == AxisKind::dirichlet_dirichlet || kind == AxisKind::dirichlet_neumann ? 3
+                         : kind == AxisKind::dirichlet_nodes                                          ? 2
+                                                                                                      : 1;
+      const double high = kind == AxisKind::dirichlet_dirichlet || kind == AxisKind::neumann_dirichlet ? 3
+                          : kind == AxisKind::dirichlet_nodes                                          ? 2
+                                                                                                       : 1;
+      for (long m = pinned ? 1 : 0; m < modes; ++m)
+        for (long k = 0; k < n; ++k) {
+          const auto at = [&](long row) { return p[static_cast<std::size_t>(row * modes + m)]; };
+          const double diagonal = (n == 1 ? low + high - 2 : k == 0 ? low : k == n - 1 ? high : 2) +
+                                  (lambda[m] + shift) * h * h;
+          const double row = (k > 0 ? -at(k - 1) : 0.0) + diagonal * at(k) - (k < n - 1 ? at(k + 1) : 0.0);
+          ASSERT_NEAR(row, scale * b[static_cast<std::size_t>(k * modes + m)] * h * h, 1e-13) << where << ", mode " << m;
+        }
+    }
+}
+
 TEST(DirectPoisson, BackwardErrorIsRoundOffForEveryFacePairIn2d) {
   for (const AxisKind x : kinds)
     for (const AxisKind y : kinds) {

@@ -10,7 +10,8 @@
 // becomes p = 0, and removing its solution's mean leaves the whole solution's mean zero.
 //
 // Two solvers, the same systems:
-// - thomas: a Kokkos kernel (every backend; the default): a GPU thread per mode, a host thread per block of modes;
+// - thomas: a Kokkos kernel (every backend; the default): a GPU thread per mode, its loads issued rows ahead, a
+//   host thread per block of modes;
 // - cusparse: cuSPARSE's gtsvInterleavedBatch (Kokkos CUDA builds), whose interleaved layout is this one. It
 //   reads three diagonals, which a kernel writes before each solve (its interface may overwrite them), where the
 //   kernel forms each row from lambda_m and two numbers: more passes over memory, so the kernel is the default
@@ -35,9 +36,11 @@ class ModeSystems {
  public:
   // n rows x `modes` systems, interleaved (row k of mode m at k * modes + m); h and kind: the axis' spacing and
   // kind (not periodic); eigenvalues: one per mode, on the device; pinned: the singular mode's index, or -1 (a
-  // solve with a positive shift has none). Throws std::invalid_argument where the build cannot run `solver`.
+  // solve with a positive shift has none); one_column_per_thread: the Thomas kernel's GPU layout, which the
+  // tests also run on the host (where its blocks of columns are faster). Throws std::invalid_argument where the
+  // build cannot run `solver`.
   ModeSystems(long n, long modes, double h, AxisKind kind, const Kokkos::View<double*>& eigenvalues, long pinned,
-              TridiagonalSolver solver);
+              TridiagonalSolver solver, bool one_column_per_thread = !parallel::device_memory_is_host);
   ~ModeSystems();
   ModeSystems(ModeSystems&&) noexcept;
   ModeSystems& operator=(ModeSystems&&) noexcept;
@@ -50,6 +53,7 @@ class ModeSystems {
   double h_;
   AxisKind kind_;
   TridiagonalSolver solver_;
+  bool one_column_per_thread_;
   Kokkos::View<double*> eigenvalues_, work_;  // work_: Thomas' c; cuSPARSE's three diagonals
   std::unique_ptr<cuda::CusparseTridiagonal> cusparse_;
 };
