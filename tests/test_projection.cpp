@@ -125,20 +125,21 @@ double advection_error(long n, bool fourth, int dimensions = 2) {
     field.component[2] = {{0.6, {1, -1, 1}, 0.5}, {0.25, {0, 2, 1}, 0}};
   }
   const mesh::Field u = mesh::make_field(d, dimensions, "test::u"), out = mesh::make_field(d, dimensions, "test::advection");
-  const auto position = [&](int c, int k, int j, int i, double (&x)[3]) {
-    const int index[3] = {i, j, k};
-    for (int a = 0; a < 3; ++a) x[a] = (g.offset[a] + index[a] - g.lo[a] + (a == c ? 0.0 : 0.5)) * g.h[a];
+  // body(c, k, j, i, x) on every owned face of every component, x its position.
+  const auto for_each_face = [&](const auto& body) {
+    const int z_lo = dimensions == 3 ? g.lo[2] : 0, z_end = dimensions == 3 ? g.lo[2] + g.n[2] : 1;
+    for (int k = z_lo; k < z_end; ++k)
+      for (int j = g.lo[1]; j < g.lo[1] + g.n[1]; ++j)
+        for (int i = g.lo[0]; i < g.lo[0] + g.n[0]; ++i)
+          for (int c = 0; c < dimensions; ++c) {
+            const int index[3] = {i, j, k};
+            double x[3];
+            for (int a = 0; a < 3; ++a) x[a] = (g.offset[a] + index[a] - g.lo[a] + (a == c ? 0.0 : 0.5)) * g.h[a];
+            body(c, k, j, i, x);
+          }
   };
-  const int z_lo = dimensions == 3 ? g.lo[2] : 0, z_end = dimensions == 3 ? g.lo[2] + g.n[2] : 1;
   auto host = Kokkos::create_mirror_view(Kokkos::HostSpace(), u);
-  for (int k = z_lo; k < z_end; ++k)
-    for (int j = g.lo[1]; j < g.lo[1] + g.n[1]; ++j)
-      for (int i = g.lo[0]; i < g.lo[0] + g.n[0]; ++i)
-        for (int c = 0; c < dimensions; ++c) {
-          double x[3];
-          position(c, k, j, i, x);
-          host(c, k, j, i) = field.value(c, x);
-        }
+  for_each_face([&](int c, int k, int j, int i, const double (&x)[3]) { host(c, k, j, i) = field.value(c, x); });
   Kokkos::deep_copy(u, host);
   mesh::HaloExchange(d, dimensions).exchange(u, mesh::Corners::fill);
   const int components = dimensions;
@@ -150,14 +151,9 @@ double advection_error(long n, bool fourth, int dimensions = 2) {
       });
   const auto result = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   double error = 0;
-  for (int k = z_lo; k < z_end; ++k)
-    for (int j = g.lo[1]; j < g.lo[1] + g.n[1]; ++j)
-      for (int i = g.lo[0]; i < g.lo[0] + g.n[0]; ++i)
-        for (int c = 0; c < dimensions; ++c) {
-          double x[3];
-          position(c, k, j, i, x);
-          error = std::max(error, std::abs(result(c, k, j, i) - field.advection(c, dimensions, x)));
-        }
+  for_each_face([&](int c, int k, int j, int i, const double (&x)[3]) {
+    error = std::max(error, std::abs(result(c, k, j, i) - field.advection(c, dimensions, x)));
+  });
   return mesh::global_max(error, d.comm());
 }
 
