@@ -93,7 +93,8 @@ void run(long n, int dimensions, Solver solver, int repetitions, int rank) {
   if (solver == Solver::direct || solver == Solver::direct_cusparse)
     direct = std::make_unique<direct_poisson::DirectPoisson>(
         d, problem, mesh::default_message_path(),
-        solver == Solver::direct ? direct_poisson::TridiagonalSolver::thomas : direct_poisson::TridiagonalSolver::cusparse);
+        direct_poisson::Kernels{solver == Solver::direct ? direct_poisson::TridiagonalSolver::thomas
+                                                         : direct_poisson::TridiagonalSolver::cusparse});
   else
     cg = std::make_unique<sparse::ConjugateGradient>(
         op, d, problem, solver == Solver::jacobi ? sparse::Preconditioner::jacobi : sparse::Preconditioner::multigrid);

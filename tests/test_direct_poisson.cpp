@@ -1,6 +1,6 @@
 // The direct pressure solver (solvers/common/direct_poisson): for every pair of face conditions on every axis, in
 // 2-D and 3-D with unequal spacings and uneven blocks, its backward error is round-off against the operator
-// sparse::PoissonOperator assembles; it agrees with multigrid-preconditioned CG; it converges at second order
+// sparse::PoissonOperator assembles, with the build's kernels and with a GPU's (run on the host too); it agrees with multigrid-preconditioned CG; it converges at second order
 // to continuous solutions; the singular (all zero-gradient) case returns a zero-mean solution; and any rank
 // count gives one rank's answer.
 #include <gtest/gtest.h>
@@ -98,10 +98,10 @@ double global_mean(const std::vector<double>& v, const mesh::Decomposition& d) {
 
 // ||b - A p||_inf / (||A||_inf ||p||_inf + ||b||_inf), b with its mean removed where A is singular.
 double backward_error(const Grid& grid, MPI_Comm comm,
-                      direct_poisson::TridiagonalSolver tridiagonal = direct_poisson::TridiagonalSolver::thomas) {
+                      direct_poisson::Kernels kernels = {}) {
   const mesh::Decomposition d(comm, grid.spec);
   sparse::PoissonOperator op(d, grid.problem);
-  direct_poisson::DirectPoisson solver(d, grid.problem, mesh::default_message_path(), tridiagonal);
+  direct_poisson::DirectPoisson solver(d, grid.problem, mesh::default_message_path(), kernels);
   const Cells cells = cells_of(d, grid.problem);
   std::vector<double> b = random_rhs(cells);
   const sparse::Vector rhs = parallel::device_copy("v", b), p("p", b.size()), product("Ap", b.size());
@@ -235,28 +235,39 @@ TEST(ModeSystems, OneColumnPerThreadGivesTheBlocksSolutions) {
     }
 }
 
+// The kernel sets each test runs: the build's, a GPU's (Makhoul's form, interleaved where the rows are strided,
+// and a Thomas thread per mode; on the host too) and, where the build has it, cuSPARSE's tridiagonal solver.
+struct KernelSet {
+  direct_poisson::Kernels kernels;
+  const char* name;
+};
+std::vector<KernelSet> kernel_sets() {
+  std::vector<KernelSet> sets{{{}, "the build's kernels"}, {direct_poisson::gpu_kernels, "a GPU's kernels"}};
+  if (direct_poisson::available(direct_poisson::TridiagonalSolver::cusparse))
+    sets.push_back({{direct_poisson::TridiagonalSolver::cusparse}, "cuSPARSE"});
+  return sets;
+}
+
 TEST(DirectPoisson, BackwardErrorIsRoundOffForEveryFacePairIn2d) {
-  for (const AxisKind x : kinds)
-    for (const AxisKind y : kinds) {
-      const Grid grid(2, {x, y, AxisKind::periodic}, {13, 10, 1}, {0.1, 0.1025, 1});
-      EXPECT_LE(backward_error(grid, MPI_COMM_WORLD), 1e-14) << "x: " << name_of(x) << "; y: " << name_of(y);
-    }
+  for (const KernelSet& set : kernel_sets())
+    for (const AxisKind x : kinds)
+      for (const AxisKind y : kinds) {
+        const Grid grid(2, {x, y, AxisKind::periodic}, {13, 10, 1}, {0.1, 0.1025, 1});
+        EXPECT_LE(backward_error(grid, MPI_COMM_WORLD, set.kernels), 1e-14)
+            << "x: " << name_of(x) << "; y: " << name_of(y) << "; " << set.name;
+      }
 }
 
 TEST(DirectPoisson, BackwardErrorIsRoundOffForEveryFacePairIn3d) {
-  // Each kind on each axis, beside two others; with each tridiagonal solver this build has (cuSPARSE's on a GPU).
-  using direct_poisson::TridiagonalSolver;
-  for (const TridiagonalSolver tridiagonal : {TridiagonalSolver::thomas, TridiagonalSolver::cusparse}) {
-    if (!direct_poisson::available(tridiagonal)) continue;
+  // Each kind on each axis, beside two others.
+  for (const KernelSet& set : kernel_sets())
     for (int s = 0; s < 5; ++s)
       for (int t = 1; t < 5; t += 2) {
         const AxisKind x = kinds[s], y = kinds[(s + t) % 5], z = kinds[(s + 2 * t) % 5];
         const Grid grid(3, {x, y, z}, {9, 7, 6}, {0.1, 0.13, 0.07});
-        EXPECT_LE(backward_error(grid, MPI_COMM_WORLD, tridiagonal), 1e-14)
-            << "x: " << name_of(x) << "; y: " << name_of(y) << "; z: " << name_of(z)
-            << (tridiagonal == TridiagonalSolver::cusparse ? "; cuSPARSE" : "; Thomas");
+        EXPECT_LE(backward_error(grid, MPI_COMM_WORLD, set.kernels), 1e-14)
+            << "x: " << name_of(x) << "; y: " << name_of(y) << "; z: " << name_of(z) << "; " << set.name;
       }
-  }
 }
 
 std::vector<double> direct_solution(const Grid& grid, MPI_Comm comm, const std::vector<double>& b) {

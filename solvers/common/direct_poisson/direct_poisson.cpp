@@ -80,8 +80,8 @@ std::vector<Box> gather_blocks(MPI_Comm comm, const Box& mine) {
 }
 
 DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
-                             mesh::MessagePath path, TridiagonalSolver tridiagonal)
-    : DirectPoisson(decomp.comm(), poisson_grid(decomp, problem), path, tridiagonal) {}
+                             mesh::MessagePath path, Kernels kernels)
+    : DirectPoisson(decomp.comm(), poisson_grid(decomp, problem), path, kernels) {}
 
 SeparableGrid DirectPoisson::poisson_grid(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem) {
   check_layout(decomp);
@@ -98,7 +98,7 @@ SeparableGrid DirectPoisson::poisson_grid(const mesh::Decomposition& decomp, con
 }
 
 DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::MessagePath path,
-                             TridiagonalSolver tridiagonal) {
+                             Kernels kernels) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
@@ -138,7 +138,7 @@ DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::Mes
     for (int axis = whole + 1; axis < 3; ++axis) inner *= box.count[axis];
     if (transformed)
       stage.transform = AxisTransform(grid.kinds[whole], static_cast<int>(cells[whole]), box.size() / box.count[whole],
-                                      grid.spacing[whole], default_transform_method, inner);
+                                      grid.spacing[whole], kernels.transforms, inner);
     stages_.push_back(std::move(stage));
     before = std::move(after);
   }
@@ -173,7 +173,8 @@ DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::Mes
   mode_eigenvalues_ = parallel::device_copy("direct_poisson::mode_eigenvalues", eigenvalue);
   if (!last_axis_transformed_)
     mode_systems_ = std::make_unique<ModeSystems>(box.count[last], values, grid.spacing[last], grid.kinds[last],
-                                                  mode_eigenvalues_, pinned, tridiagonal);
+                                                  mode_eigenvalues_, pinned, kernels.tridiagonal,
+                                                  kernels.one_column_per_thread);
 }
 
 void DirectPoisson::check_layout(const mesh::Decomposition& decomp) {

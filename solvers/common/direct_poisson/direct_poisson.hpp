@@ -35,6 +35,16 @@ struct SeparableGrid {
   std::vector<Box> blocks;  // one per rank of the communicator
 };
 
+// The kernels a solve runs: the build's by default (FFTW's real-to-real kinds and blocks of modes on the host;
+// Makhoul's form and a thread per mode on a GPU), or a GPU's anywhere (the tests run a GPU's whole solve on the
+// host), with cuSPARSE's tridiagonal solver where the build has it.
+struct Kernels {
+  TridiagonalSolver tridiagonal = TridiagonalSolver::thomas;
+  TransformMethod transforms = default_transform_method;
+  bool one_column_per_thread = !parallel::device_memory_is_host;
+};
+inline constexpr Kernels gpu_kernels{TridiagonalSolver::thomas, TransformMethod::makhoul, true};
+
 // Every rank's block, from each rank's own (collective).
 std::vector<Box> gather_blocks(MPI_Comm comm, const Box& mine);
 
@@ -44,10 +54,10 @@ class DirectPoisson {
   // cannot form pencils of at least one cell a side on this grid.
   DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
                 mesh::MessagePath path = mesh::default_message_path(),
-                TridiagonalSolver tridiagonal = TridiagonalSolver::thomas);
+                Kernels kernels = {});
   // Any separable grid's (its pencils checked by the caller with check_layout); comm must outlive the solver.
   DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::MessagePath path = mesh::default_message_path(),
-                TridiagonalSolver tridiagonal = TridiagonalSolver::thomas);
+                Kernels kernels = {});
   // The constructor's check that every pencil of this grid has a cell on each of decomp's ranks (throws
   // mesh::DecompositionError, saying which axis is too short), without planning.
   static void check_layout(const mesh::Decomposition& decomp);
