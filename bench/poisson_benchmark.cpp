@@ -1,23 +1,27 @@
 // Time per pressure Poisson solve against grid size: the direct solver (solvers/common/direct_poisson) and CG
 // with the Jacobi and with the multigrid preconditioner (solvers/common/sparse), and where the build has it (Kokkos
 // CUDA) the direct solver with cuSPARSE's tridiagonal solve in place of its Thomas kernel, the figures
-// bench/poisson_benchmark.sh tabulates and fits, beside Meridian's own distributed FFT forward + backward pair
+// bench/poisson_benchmark.sh tabulates and fits, and in 3-D where the transforms are Makhoul's (a GPU's, or
+// --kernels gpu on the host) the direct solve transforming y and x one after the other (direct-axes) in place of
+// both at once where a rank holds whole planes; beside Meridian's own distributed FFT forward + backward pair
 // on the same grid (fft::DistributedFFT, the cost the direct solve is held to). The problem is the projection
 // solver's: the cell-centred Laplacian on the unit square (cube) with walls all round (singular, the null space
 // removed), right-hand side d pi^2 prod cos(pi x_a), solved from zero (CG to a relative residual of 1e-10).
 // Runs on any number of MPI ranks (mpirun); rank 0 prints.
 //
 // Prints one line per grid and solver:
-//   solve <direct|direct-cusparse|jacobi|multigrid> <n> <cells> <iterations> <seconds per solve> <max error against the exact solution>
+//   solve <direct|direct-axes|direct-cusparse|jacobi|multigrid> <n> <cells> <iterations> <seconds per solve> <max error against the exact solution>
 //   fft_pair <n> <cells> <seconds per forward + backward pair>
 //
 // usage: poisson_benchmark [--dimensions D] [--smallest N] [--largest N] [--jacobi-largest N]
-//                          [--multigrid-largest N] [--repetitions R]
+//                          [--multigrid-largest N] [--repetitions R] [--kernels build|gpu]
 //   --dimensions D         2 (n x n, default) or 3 (n x n x n)
 //   --smallest, --largest  grid sizes, doubling from the smallest (default 32 to 1024)
 //   --jacobi-largest       the largest grid Jacobi-CG is timed on (default 512: its iterations grow like n)
 //   --multigrid-largest    the largest grid multigrid-CG is timed on (default: --largest)
 //   --repetitions R        solves per grid and solver, the best time is reported (default 3)
+//   --kernels gpu          the direct solves with a GPU's kernels (direct_poisson::gpu_kernels) on any build;
+//                          build (the default) the build's
 
 #include <mpi.h>
 
@@ -26,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "command_line.hpp"
 #include "mesh/reductions.hpp"
@@ -42,13 +47,14 @@ struct Options {
   int dimensions = 2;
   long smallest = 32, largest = 1024, jacobi_largest = 512, multigrid_largest = 0;
   int repetitions = 3;
+  std::string kernels = "build";
 };
 
-enum class Solver { direct, direct_cusparse, jacobi, multigrid };
+enum class Solver { direct, direct_axes, direct_cusparse, jacobi, multigrid };
 
 constexpr bench::Usage usage{"poisson_benchmark",
                              "poisson_benchmark [--dimensions D] [--smallest N] [--largest N] [--jacobi-largest N] "
-                             "[--multigrid-largest N] [--repetitions R]"};
+                             "[--multigrid-largest N] [--repetitions R] [--kernels build|gpu]"};
 
 Options parse_options(int argc, char** argv) {
   Options o;
@@ -58,7 +64,9 @@ Options parse_options(int argc, char** argv) {
                       {"--multigrid-largest", [&](const char* v) { o.multigrid_largest = std::atol(v); }},
                       {"--largest", [&](const char* v) { o.largest = std::atol(v); }},
                       {"--jacobi-largest", [&](const char* v) { o.jacobi_largest = std::atol(v); }},
-                      {"--repetitions", [&](const char* v) { o.repetitions = std::atoi(v); }}});
+                      {"--repetitions", [&](const char* v) { o.repetitions = std::atoi(v); }},
+                      {"--kernels", [&](const char* v) { o.kernels = v; }}});
+  if (o.kernels != "build" && o.kernels != "gpu") bench::usage_error(usage, "--kernels build or gpu");
   if (o.smallest < 4 || o.largest < o.smallest || o.repetitions < 1 || (o.dimensions != 2 && o.dimensions != 3))
     bench::usage_error(usage, "--dimensions 2 or 3, --smallest at least 4, --largest at least --smallest, --repetitions positive");
   if (o.multigrid_largest == 0) o.multigrid_largest = o.largest;
@@ -70,6 +78,7 @@ long row_count(long n, int dimensions);
 const char* name_of(Solver solver) {
   switch (solver) {
     case Solver::direct: return "direct";
+    case Solver::direct_axes: return "direct-axes";
     case Solver::direct_cusparse: return "direct-cusparse";
     case Solver::jacobi: return "jacobi";
     case Solver::multigrid: return "multigrid";
@@ -77,7 +86,19 @@ const char* name_of(Solver solver) {
   return "";
 }
 
-void run(long n, int dimensions, Solver solver, int repetitions, int rank) {
+bool runs_gpu_kernels(const Options& o) { return o.kernels == "gpu" || !meridian::parallel::device_memory_is_host; }
+
+// The direct solver's kernels for `solver`.
+meridian::direct_poisson::Kernels kernels_of(Solver solver, const Options& o) {
+  using namespace meridian::direct_poisson;
+  Kernels kernels = runs_gpu_kernels(o) ? gpu_kernels : Kernels{};
+  if (solver == Solver::direct_cusparse) kernels.tridiagonal = TridiagonalSolver::cusparse;
+  kernels.planes = solver != Solver::direct_axes;
+  return kernels;
+}
+
+void run(long n, int dimensions, Solver solver, const Options& o, int rank) {
+  const int repetitions = o.repetitions;
   using namespace meridian;
   mesh::GridSpec spec;
   spec.dimensions = dimensions;
@@ -90,11 +111,9 @@ void run(long n, int dimensions, Solver solver, int repetitions, int rank) {
   sparse::PoissonOperator op(d, problem);
   std::unique_ptr<sparse::ConjugateGradient> cg;
   std::unique_ptr<direct_poisson::DirectPoisson> direct;
-  if (solver == Solver::direct || solver == Solver::direct_cusparse)
-    direct = std::make_unique<direct_poisson::DirectPoisson>(
-        d, problem, mesh::default_message_path(),
-        direct_poisson::Kernels{solver == Solver::direct ? direct_poisson::TridiagonalSolver::thomas
-                                                         : direct_poisson::TridiagonalSolver::cusparse});
+  if (solver != Solver::jacobi && solver != Solver::multigrid)
+    direct = std::make_unique<direct_poisson::DirectPoisson>(d, problem, mesh::default_message_path(),
+                                                             kernels_of(solver, o));
   else
     cg = std::make_unique<sparse::ConjugateGradient>(
         op, d, problem, solver == Solver::jacobi ? sparse::Preconditioner::jacobi : sparse::Preconditioner::multigrid);
@@ -157,11 +176,12 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (long n = o.smallest; n <= o.largest; n *= 2) {
       run_fft_pair(n, o.dimensions, o.repetitions, rank);
-      run(n, o.dimensions, Solver::direct, o.repetitions, rank);
+      run(n, o.dimensions, Solver::direct, o, rank);
+      if (runs_gpu_kernels(o) && o.dimensions == 3) run(n, o.dimensions, Solver::direct_axes, o, rank);
       if (meridian::direct_poisson::available(meridian::direct_poisson::TridiagonalSolver::cusparse))
-        run(n, o.dimensions, Solver::direct_cusparse, o.repetitions, rank);
-      if (n <= o.jacobi_largest) run(n, o.dimensions, Solver::jacobi, o.repetitions, rank);
-      if (n <= o.multigrid_largest) run(n, o.dimensions, Solver::multigrid, o.repetitions, rank);
+        run(n, o.dimensions, Solver::direct_cusparse, o, rank);
+      if (n <= o.jacobi_largest) run(n, o.dimensions, Solver::jacobi, o, rank);
+      if (n <= o.multigrid_largest) run(n, o.dimensions, Solver::multigrid, o, rank);
     }
   }
   Kokkos::finalize();

@@ -21,10 +21,11 @@ using PinnedSpace = Kokkos::CudaHostPinnedSpace;
 using PinnedSpace = Kokkos::HostSpace;
 #endif
 
-// A table computed on the host (eigenvalues, twiddles), in a View of the default memory space.
-inline Kokkos::View<double*> device_copy(const std::string& label, const std::vector<double>& values) {
-  Kokkos::View<double*> v(label, values.size());
-  copy<Copy::host_to_device>(v, Kokkos::View<const double*, Kokkos::HostSpace>(values.data(), values.size()));
+// A table computed on the host (eigenvalues, twiddles, indices), in a View of the default memory space.
+template <class T>
+Kokkos::View<T*> device_copy(const std::string& label, const std::vector<T>& values) {
+  Kokkos::View<T*> v(label, values.size());
+  copy<Copy::host_to_device>(v, Kokkos::View<const T*, Kokkos::HostSpace>(values.data(), values.size()));
   return v;
 }
 

@@ -137,7 +137,7 @@ TEST(AxisTransform, MakhoulGivesFftwsCoefficientsAndEachInverts) {
       if (parallel::device_memory_is_host) methods.push_back(TransformMethod::fftw_real_to_real);
       std::vector<std::vector<double>> results;
       for (TransformMethod method : methods) {
-        const AxisTransform transform(kind, n, batch, 0.1, method);
+        const AxisTransform transform(kind, n, batch, method);
         transform.forward(in, coefficients);
         transform.backward(coefficients, back);
         const std::vector<double> again = parallel::host_copy(back);
@@ -172,7 +172,7 @@ TEST(AxisTransform, StridedRowsGiveTheContiguousRowsCoefficients) {
             }
         const sparse::Vector in = parallel::device_copy("x", strided), along = parallel::device_copy("rows", rows);
         const sparse::Vector coefficients("c", strided.size()), row_coefficients("rc", rows.size()), back("x'", strided.size());
-        const AxisTransform across(kind, n, batch, 0.1, method, inner), contiguous(kind, n, batch, 0.1, method);
+        const AxisTransform across(kind, n, batch, method, inner), contiguous(kind, n, batch, method);
         across.forward(in, coefficients);
         contiguous.forward(along, row_coefficients);
         across.backward(coefficients, back);
@@ -186,6 +186,44 @@ TEST(AxisTransform, StridedRowsGiveTheContiguousRowsCoefficients) {
               EXPECT_NEAR(again[at], across.normalisation() * strided[at], 1e-13 * n);
             }
       }
+}
+
+// Makhoul's form along y and x at once gives the coefficients of the x transform followed by the y transform
+// (the rows strided), and inverts, for every pair of kinds, odd and even lengths, and lengths of one (the FFT
+// at least two long).
+TEST(PlaneTransform, GivesTheAxisTransformsCoefficientsAndInverts) {
+  using direct_poisson::AxisTransform;
+  using direct_poisson::PlaneTransform;
+  using direct_poisson::TransformMethod;
+  std::mt19937 random(13);
+  std::uniform_real_distribution<double> value(-1, 1);
+  constexpr long planes = 2;
+  const AxisKind every[] = {kinds[0], kinds[1], kinds[2], kinds[3], kinds[4], AxisKind::dirichlet_nodes};
+  for (AxisKind y : every)
+    for (AxisKind x : every)
+      for (const std::array<int, 2> n : {std::array<int, 2>{4, 6}, {5, 7}, {1, 3}, {3, 1}})
+        if (direct_poisson::fft_length(y, n[0]) > 1 && direct_poisson::fft_length(x, n[1]) > 1) {
+          SCOPED_TRACE(std::string("y: ") + name_of(y) + ", x: " + name_of(x) + ", " + std::to_string(n[0]) + " x " +
+                       std::to_string(n[1]));
+          std::vector<double> values(static_cast<std::size_t>(planes * n[0] * n[1]));
+          for (double& v : values) v = value(random);
+          const sparse::Vector in = parallel::device_copy("x", values), coefficients("c", values.size()),
+                               by_axes("axes", values.size()), back("x'", values.size());
+          const PlaneTransform plane({y, x}, n, planes);
+          plane.forward(in, coefficients);
+          plane.backward(coefficients, back);
+          const AxisTransform along_x(x, n[1], planes * n[0], TransformMethod::makhoul),
+              along_y(y, n[0], planes * n[1], TransformMethod::makhoul, n[1]);
+          along_x.forward(in, by_axes);
+          along_y.forward(by_axes, by_axes);
+          const std::vector<double> c = parallel::host_copy(coefficients), expected = parallel::host_copy(by_axes),
+                                    again = parallel::host_copy(back);
+          const double size = n[0] * n[1];
+          for (std::size_t i = 0; i < values.size(); ++i) {
+            EXPECT_NEAR(c[i], expected[i], 1e-13 * size);
+            EXPECT_NEAR(again[i], plane.normalisation() * values[i], 1e-13 * plane.normalisation() * size);
+          }
+        }
 }
 
 // The Thomas kernel's GPU layout (a thread per column, its loads issued rows ahead) run on the host gives the

@@ -16,7 +16,8 @@
 #   cufft        a plain cuFFT 3-D r2c+c2r pair at 256^3 (the spectral ceiling)
 #   advection    4096^2 rotation and 256^3 uniform wind, one tracer: cell-updates/s, GB/s, share of copy
 #   spectral     Taylor-Green 256^3: s/step against the 18 r2c+c2r pairs of cuFFT a step makes
-#   poisson      the direct pressure solve of a 256^3 cavity (Thomas kernel, cuSPARSE) against the cuFFT pair,
+#   poisson      the direct pressure solve of a 256^3 cavity (y and x at once or one after the other; Thomas
+#                kernel or cuSPARSE) against the cuFFT pair,
 #                and its kernels one by one under the bundle's kernel timer (ms a call)
 #   atmosphere   miniWeather's thermal at 4096 x 2048, both flux schemes, 20 steps: cell-updates/s
 #   monte_carlo  1e8 paths of the 252-fixing arithmetic Asian, double precision: path-steps/s
@@ -223,17 +224,22 @@ if gpu_stage spectral-256 50 meridian run "$decks/cfd/taylor_green_re1600.toml" 
   fi
 fi
 
-# The 3-D cavity's pressure solve at 256^3 by the direct solver (cuFFT around Makhoul's twiddles, then the Thomas
-# kernel, and again with cuSPARSE's gtsvInterleavedBatch: which should be the default), beside Meridian's
-# distributed cuFFT forward + backward pair of the same grid.
+# The 3-D cavity's pressure solve at 256^3 by the direct solver (cuFFT around Makhoul's twiddles along y and x
+# at once, then the Thomas kernel; again with y and x one after the other, and with cuSPARSE's
+# gtsvInterleavedBatch: which should be the default), beside Meridian's distributed cuFFT forward + backward pair
+# of the same grid.
 if gpu_stage poisson-256 30 poisson_benchmark --dimensions 3 --smallest 256 --largest 256 --jacobi-largest 1 \
   --multigrid-largest 1 --repetitions 3; then
   direct=$(awk '$1 == "solve" && $2 == "direct" { print $6 }' "$work/poisson-256.log")
+  axes=$(awk '$1 == "solve" && $2 == "direct-axes" { print $6 }' "$work/poisson-256.log")
   cusparse=$(awk '$1 == "solve" && $2 == "direct-cusparse" { print $6 }' "$work/poisson-256.log")
   pair=$(awk '$1 == "fft_pair" { print $4 }' "$work/poisson-256.log")
-  echo "direct pressure solve 256^3 $direct s (Thomas kernel), ${cusparse:-no} s (cuSPARSE), distributed FFT pair $pair s" >>"$results"
+  echo "direct pressure solve 256^3 $direct s (Thomas kernel), ${axes:-no} s (y and x one after the other)," \
+    "${cusparse:-no} s (cuSPARSE), distributed FFT pair $pair s" >>"$results"
   [ -n "$direct" ] && [ -n "$pair" ] && ratio poisson-256-direct-over-fft-pair \
     "$(awk -v d="$direct" -v p="$pair" 'BEGIN { printf "%.3f", d / p }')"
+  [ -n "$direct" ] && [ -n "$axes" ] && ratio poisson-256-axes-over-planes \
+    "$(awk -v d="$direct" -v a="$axes" 'BEGIN { printf "%.3f", a / d }')"
   [ -n "$direct" ] && [ -n "$cusparse" ] && ratio poisson-256-cusparse-over-thomas \
     "$(awk -v d="$direct" -v c="$cusparse" 'BEGIN { printf "%.3f", c / d }')"
 fi

@@ -17,22 +17,21 @@
 //
 // Two ways to compute them, with the same coefficients:
 // - fftw_real_to_real: FFTW's kinds, one library call a direction (host memory only);
-// - makhoul: each DCT-II of length M as one real-to-complex FFT of length M between a permutation and a twiddle
-//   (Makhoul 1980, "A fast cosine transform in one and multiple dimensions", IEEE Trans. ASSP 28; CaNS does the
-//   same on GPUs): a DST-II is the reversed DCT-II of (-1)^n x, and the fourth kinds are the odd coefficients of
-//   the DCT-II of x reflected to length 2n about the p = 0 face (oddly) or the zero-gradient face (evenly).
+// - makhoul: each transform as one real FFT between two table-driven kernels (makhoul_tables.hpp: Makhoul 1980,
+//   "A fast cosine transform in one and multiple dimensions", IEEE Trans. ASSP 28; CaNS does the same on GPUs).
 //   Through fft::LocalFFT it runs on cuFFT, which has no real-to-real kinds: two Kokkos kernels and one library
-//   call a direction. The DST-I is the imaginary part of the FFT of the sequence extended oddly to 2 (n + 1).
+//   call a direction.
 #include <Kokkos_Core.hpp>
 
+#include <vector>
+
 #include "parallel/device_memory.hpp"
+#include "solvers/common/direct_poisson/makhoul_tables.hpp"
 #include "solvers/common/fft/local_fft.hpp"
 #include "solvers/common/fft/real_to_real_rows.hpp"
 #include "solvers/common/sparse/poisson_operator.hpp"
 
 namespace meridian::direct_poisson {
-
-enum class AxisKind { periodic, neumann_neumann, dirichlet_dirichlet, neumann_dirichlet, dirichlet_neumann, dirichlet_nodes };
 
 // The kind of an axis: periodic, or from its (lower, upper) face conditions.
 AxisKind axis_kind(bool periodic, sparse::FaceCondition lower, sparse::FaceCondition upper);
@@ -62,41 +61,38 @@ struct WorkRows {
   KOKKOS_INLINE_FUNCTION long complex(long b, long k) const { return 2 * (interleaved ? k * batch + b : b * half + k); }
 };
 
-// Makhoul's form of a transform: its rows, its FFT's input and output rows (made once) and its twiddles.
+// Makhoul's form of a transform: its tables, its rows, and its FFT's input and output rows (made once).
 struct Makhoul {
-  AxisKind kind = AxisKind::periodic;
-  int n = 0;  // row length; the FFT's, work.m, is n, 2n for the fourth kinds, 2 (n + 1) for the DST-I
+  MakhoulTables tables;
   RowLayout layout;
   WorkRows work;
-  Kokkos::View<double*> real, spectrum, forward_twiddles, backward_twiddles;
+  Kokkos::View<double*> real, spectrum;
 };
+
+// Per coefficient slot s (0..n-1) of an axis of n cells of width h, the eigenvalue (2 - 2 cos theta_s) / h^2.
+std::vector<double> axis_eigenvalues(AxisKind kind, int n, double spacing);
 
 class AxisTransform {
  public:
   AxisTransform() = default;
-  // `batch` rows of n values `inner` apart (batch a multiple of inner); spacing h of the axis. fftw_real_to_real
-  // needs host memory.
-  AxisTransform(AxisKind kind, int n, long batch, double spacing,
-                TransformMethod method = default_transform_method, long inner = 1);
+  // `batch` rows of n values `inner` apart (batch a multiple of inner). fftw_real_to_real needs host memory.
+  AxisTransform(AxisKind kind, int n, long batch, TransformMethod method = default_transform_method, long inner = 1);
 
   // Row by row, from `in` to `out` (each batch x n values, rows as laid out); in and out may be the same view.
   void forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
   // The inverse of forward, unnormalised as FFTW's: backward(forward(x)) = normalisation() x.
   void backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
-  double normalisation() const;
+  double normalisation() const { return direct_poisson::normalisation(kind_, n_); }
 
-  // Per coefficient slot s (0..n-1), the eigenvalue (2 - 2 cos theta_s) / h^2, on the device.
-  const Kokkos::View<double*>& eigenvalues() const { return eigenvalues_; }
   int length() const { return n_; }
 
  private:
   AxisKind kind_ = AxisKind::periodic;
   TransformMethod method_ = default_transform_method;
-  int n_ = 0, m_ = 0;  // row length, Makhoul's FFT length (Makhoul::m)
+  int n_ = 0;
   fft::RealToRealRows to_coefficients_, from_coefficients_;  // FFTW's
   Makhoul makhoul_;
   fft::LocalFFT r2c_, c2r_;
-  Kokkos::View<double*> eigenvalues_;
 };
 
 }  // namespace meridian::direct_poisson

@@ -115,6 +115,10 @@ DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::Mes
   std::vector<int> wholes{2};
   if (dimensions == 3) wholes.push_back(1);
   wholes.push_back(last);
+  // Makhoul's form along y and x at once where the x- and y-pencils are the same slabs.
+  const bool plane = dimensions == 3 && kernels.transforms == TransformMethod::makhoul && kernels.planes && processes.p2 == 1 &&
+                     fft_length(grid.kinds[1], static_cast<int>(cells[1])) > 1 &&
+                     fft_length(grid.kinds[2], static_cast<int>(cells[2])) > 1;
   std::vector<BlockLayout> before(grid.blocks.size());
   for (std::size_t r = 0; r < before.size(); ++r) before[r].box = grid.blocks[r];
   for (std::size_t s = 0; s < wholes.size(); ++s) {
@@ -132,13 +136,16 @@ DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::Mes
     const bool in_place = s > 0 && forward_.back().identity();
     Stage stage{after[rank],
                 in_place ? stages_.back().values : Kokkos::View<double*>("direct_poisson::pencil", after[rank].box.size()),
-                {}};
+                {}, {}};
     const Box& box = stage.layout.box;
     long inner = 1;  // the values between two of a row's: the counts of the axes after the whole one
     for (int axis = whole + 1; axis < 3; ++axis) inner *= box.count[axis];
-    if (transformed)
+    if (plane && whole == 2)
+      stage.plane = PlaneTransform({grid.kinds[1], grid.kinds[2]}, {static_cast<int>(cells[1]), static_cast<int>(cells[2])},
+                                   box.count[0]);
+    else if (transformed && !(plane && whole == 1))
       stage.transform = AxisTransform(grid.kinds[whole], static_cast<int>(cells[whole]), box.size() / box.count[whole],
-                                      grid.spacing[whole], kernels.transforms, inner);
+                                      kernels.transforms, inner);
     stages_.push_back(std::move(stage));
     before = std::move(after);
   }
@@ -148,8 +155,9 @@ DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::Mes
   const Box& box = solved.layout.box;
   const Kokkos::Array<long, 3> stride = logical_strides(solved.layout);
   std::array<std::vector<double>, 3> lambda;
-  for (std::size_t s = 0; s < stages_.size(); ++s)
-    if (stages_[s].transform.length() > 0) lambda[wholes[s]] = parallel::host_copy(stages_[s].transform.eigenvalues());
+  for (int axis = 3 - dimensions; axis < 3; ++axis)
+    if (axis != last || last_axis_transformed_)
+      lambda[axis] = axis_eigenvalues(grid.kinds[axis], static_cast<int>(cells[axis]), grid.spacing[axis]);
   const long values = last_axis_transformed_ ? box.size() : box.size() / box.count[last];
   std::vector<double> eigenvalue(static_cast<std::size_t>(values), 0.0);
   for (long k = 0; k < box.count[0]; ++k)
@@ -165,7 +173,7 @@ DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::Mes
         eigenvalue[at] = sum;
       }
   for (const Stage& stage : stages_)
-    if (stage.transform.length() > 0) scale_ /= stage.transform.normalisation();
+    if (stage.transforms()) scale_ /= stage.normalisation();
   long pinned = -1;
   if (singular_ && !last_axis_transformed_)
     for (long m = 0; m < values; ++m)
@@ -210,20 +218,34 @@ void DirectPoisson::solve_last_axis(double shift, double scale) {
   mode_systems_->solve(solved.values, shift, scale * scale_);
 }
 
+void DirectPoisson::Stage::forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
+  if (plane.empty())
+    transform.forward(in, out);
+  else
+    plane.forward(in, out);
+}
+
+void DirectPoisson::Stage::backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
+  if (plane.empty())
+    transform.backward(in, out);
+  else
+    plane.backward(in, out);
+}
+
 void DirectPoisson::solve(const sparse::Vector& b, const sparse::Vector& x, double shift, double scale) {
   timing::ScopedTimer timer("direct poisson");
   for (std::size_t s = 0; s < stages_.size(); ++s) {
     const Kokkos::View<double*>& before = s > 0 ? stages_[s - 1].values : b;
     Stage& stage = stages_[s];
     if (!forward_[s].identity()) forward_[s](before, stage.values);
-    if (stage.transform.length() > 0) stage.transform.forward(forward_[s].identity() ? before : stage.values, stage.values);
+    if (stage.transforms()) stage.forward(forward_[s].identity() ? before : stage.values, stage.values);
   }
   solve_last_axis(shift, scale);
   for (std::size_t s = stages_.size(); s-- > 0;) {
     const Kokkos::View<double*>& before = s > 0 ? stages_[s - 1].values : x;
     Stage& stage = stages_[s];
     const bool moves = !backward_[s].identity();
-    if (stage.transform.length() > 0) stage.transform.backward(stage.values, moves ? stage.values : before);
+    if (stage.transforms()) stage.backward(stage.values, moves ? stage.values : before);
     if (moves) backward_[s](stage.values, before);
   }
 }

@@ -20,6 +20,7 @@
 #include "solvers/common/direct_poisson/axis_transform.hpp"
 #include "solvers/common/direct_poisson/mode_systems.hpp"
 #include "solvers/common/direct_poisson/pencil_reshape.hpp"
+#include "solvers/common/direct_poisson/plane_transform.hpp"
 #include "solvers/common/sparse/poisson_operator.hpp"
 
 namespace meridian::direct_poisson {
@@ -37,13 +38,17 @@ struct SeparableGrid {
 
 // The kernels a solve runs: the build's by default (FFTW's real-to-real kinds and blocks of modes on the host;
 // Makhoul's form and a thread per mode on a GPU), or a GPU's anywhere (the tests run a GPU's whole solve on the
-// host), with cuSPARSE's tridiagonal solver where the build has it.
+// host), with cuSPARSE's tridiagonal solver where the build has it. Makhoul's form transforms y and x together
+// (PlaneTransform) where a rank holds whole (y, x) planes, one rank or a process grid one rank wide in p2 (2 and
+// 3 ranks), whose x- and y-pencils are the same slabs; `planes = false` transforms them one axis after the
+// other there too (the benchmark's comparison).
 struct Kernels {
   TridiagonalSolver tridiagonal = TridiagonalSolver::thomas;
   TransformMethod transforms = default_transform_method;
   bool one_column_per_thread = !parallel::device_memory_is_host;
+  bool planes = true;
 };
-inline constexpr Kernels gpu_kernels{TridiagonalSolver::thomas, TransformMethod::makhoul, true};
+inline constexpr Kernels gpu_kernels{TridiagonalSolver::thomas, TransformMethod::makhoul, true, true};
 
 // Every rank's block, from each rank's own (collective).
 std::vector<Box> gather_blocks(MPI_Comm comm, const Box& mine);
@@ -72,6 +77,11 @@ class DirectPoisson {
     BlockLayout layout;
     Kokkos::View<double*> values;
     AxisTransform transform;  // along the stage's whole axis; none (length 0) for the solve stage
+    PlaneTransform plane;     // along y and x at once, in the x stage, where the y stage then has none
+    bool transforms() const { return transform.length() > 0 || !plane.empty(); }
+    void forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
+    void backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
+    double normalisation() const { return plane.empty() ? transform.normalisation() : plane.normalisation(); }
   };
   static SeparableGrid poisson_grid(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem);
   void solve_last_axis(double shift, double scale);

@@ -18,9 +18,18 @@ cufftType type_of(Transform t) {
   }
 }
 
+// The copy a c2r transform runs on where its input is kept: `values` complex values.
+double* c2r_copy(Transform transform, Input input, std::size_t values, std::size_t& bytes) {
+  if (transform != Transform::complex_to_real || input == Input::scratch) return nullptr;
+  bytes = sizeof(double) * 2 * values;
+  double* copy = nullptr;
+  check(cudaMalloc(reinterpret_cast<void**>(&copy), bytes), "allocate c2r scratch");
+  return copy;
+}
+
 }  // namespace
 
-CufftBatch::CufftBatch(Transform transform, int n, int batch, void* stream, RowOrder order)
+CufftBatch::CufftBatch(Transform transform, int n, int batch, void* stream, RowOrder order, Input input)
     : transform_(transform), stream_(stream) {
   const bool real = transform == Transform::real_to_complex || transform == Transform::complex_to_real;
   const bool interleaved = order == RowOrder::interleaved;
@@ -36,20 +45,22 @@ CufftBatch::CufftBatch(Transform transform, int n, int batch, void* stream, RowO
         "plan");
   handle_ = handle;
   check(cufftSetStream(handle, static_cast<cudaStream_t>(stream)), "set stream");
-  if (transform == Transform::complex_to_real) {
-    scratch_bytes_ = sizeof(double) * 2 * static_cast<std::size_t>(complex_length) * batch;
-    check(cudaMalloc(reinterpret_cast<void**>(&scratch_), scratch_bytes_), "allocate c2r scratch");
-  }
+  scratch_ = c2r_copy(transform, input, static_cast<std::size_t>(complex_length) * batch, scratch_bytes_);
 }
 
-CufftBatch::CufftBatch(Transform transform, Planes planes, void* stream) : transform_(transform), stream_(stream) {
-  // cuFFT is not asked for a length-1 axis (it may refuse one): a plane of one column is a 1-D transform.
+CufftBatch::CufftBatch(Transform transform, Planes planes, void* stream, Input input)
+    : transform_(transform), stream_(stream) {
+  // cuFFT is not asked for a length-1 axis (it may refuse one): a complex plane of one column is a 1-D
+  // transform. Without embedding extents cuFFT lays the planes out one after another (the real transforms'
+  // complex planes rows x (columns / 2 + 1)).
   int n[2] = {planes.rows, planes.columns};
   const int rank = planes.columns > 1 ? 2 : 1, size = planes.rows * planes.columns;
   cufftHandle handle;
-  check(cufftPlanMany(&handle, rank, n, nullptr, 1, size, nullptr, 1, size, CUFFT_Z2Z, planes.count), "plan");
+  check(cufftPlanMany(&handle, rank, n, nullptr, 1, size, nullptr, 1, size, type_of(transform), planes.count), "plan");
   handle_ = handle;
   check(cufftSetStream(handle, static_cast<cudaStream_t>(stream)), "set stream");
+  const std::size_t half = static_cast<std::size_t>(planes.rows) * (planes.columns / 2 + 1);
+  scratch_ = c2r_copy(transform, input, half * planes.count, scratch_bytes_);
 }
 
 CufftBatch::~CufftBatch() {
@@ -65,9 +76,12 @@ void CufftBatch::execute(const double* in, double* out) const {
       check(cufftExecD2Z(handle, input, reinterpret_cast<cufftDoubleComplex*>(out)), "D2Z");
       break;
     case Transform::complex_to_real:
-      check(cudaMemcpyAsync(scratch_, in, scratch_bytes_, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream_)),
-            "copy c2r input");
-      check(cufftExecZ2D(handle, reinterpret_cast<cufftDoubleComplex*>(scratch_), out), "Z2D");
+      if (scratch_) {
+        check(cudaMemcpyAsync(scratch_, in, scratch_bytes_, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream_)),
+              "copy c2r input");
+        input = scratch_;
+      }
+      check(cufftExecZ2D(handle, reinterpret_cast<cufftDoubleComplex*>(input), out), "Z2D");
       break;
     default:
       check(cufftExecZ2Z(handle, reinterpret_cast<cufftDoubleComplex*>(input), reinterpret_cast<cufftDoubleComplex*>(out),

@@ -11,21 +11,22 @@ namespace meridian::fft::cuda {
 class CufftBatch {
  public:
   // `stream` is a cudaStream_t (the Kokkos execution space instance's stream); null for the default.
-  CufftBatch(Transform transform, int n, int batch, void* stream, RowOrder order = RowOrder::contiguous);
-  // Complex 2-D transforms of contiguous planes (1-D where a plane has one column): one call for all.
-  CufftBatch(Transform transform, Planes planes, void* stream);
+  CufftBatch(Transform transform, int n, int batch, void* stream, RowOrder order = RowOrder::contiguous,
+             Input input = Input::kept);
+  // 2-D transforms of contiguous planes (complex ones 1-D where a plane has one column): one call for all.
+  CufftBatch(Transform transform, Planes planes, void* stream, Input input = Input::kept);
   ~CufftBatch();
   CufftBatch(const CufftBatch&) = delete;
   CufftBatch& operator=(const CufftBatch&) = delete;
   // Unnormalised, on the stream; the input is preserved (cuFFT's c2r would overwrite it, so it
-  // runs on a copy).
+  // runs on a copy) unless made with Input::scratch.
   void execute(const double* in, double* out) const;
 
  private:
   int handle_ = 0;  // a cufftHandle
   Transform transform_;
   void* stream_;
-  double* scratch_ = nullptr;  // c2r input copy
+  double* scratch_ = nullptr;  // c2r input copy, where the input is kept
   std::size_t scratch_bytes_ = 0;
 };
 

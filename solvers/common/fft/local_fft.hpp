@@ -1,6 +1,6 @@
 #pragma once
 // Batched FFTs: one-dimensional over rows (`batch` transforms of length n, row after row or interleaved),
-// or, for complex transforms, two-dimensional over contiguous planes (Planes).
+// or two-dimensional over contiguous planes (Planes).
 // One interface, two backends chosen at compile time: FFTW for host execution spaces, cuFFT (on the
 // Kokkos execution space's stream) for CUDA. Pointers are in the default execution space's memory.
 #include <memory>
@@ -17,9 +17,10 @@ enum class PlanEffort { estimate, measure };
 long backend_allocations();
 void count_backend_allocation();
 
-// Complex 2-D transforms of `count` contiguous planes of rows x columns values (columns contiguous); a
-// plane of one column is a 1-D transform of its rows. A slab FFT transforms its (y, z) planes so, where
-// a transform along y alone would have run along a stride.
+// 2-D transforms of `count` contiguous planes of rows x columns values (columns contiguous; the real
+// transforms' complex planes rows x (columns / 2 + 1)); a complex plane of one column is a 1-D transform of its
+// rows. A slab FFT transforms its (y, z) planes so, where a transform along y alone would have run along a
+// stride; the direct Poisson solver's Makhoul form its (y, x) planes.
 struct Planes {
   int count = 1, rows = 1, columns = 1;
 };
@@ -29,17 +30,24 @@ struct Planes {
 // Input and output alike, each with its own length (n real, n/2+1 complex values).
 enum class RowOrder { contiguous, interleaved };
 
+// Whether a transform leaves its input as it was, or may use it as scratch. cuFFT's complex-to-real transforms
+// overwrite their input, so keeping it costs a copy: a read and a write of the spectrum, as much as the kernels
+// on either side of the transform each take (FFTW's take a slower algorithm instead).
+enum class Input { kept, scratch };
+
 class LocalFFT {
  public:
   // Row lengths: n real values and n/2+1 complex ones for the real transforms, n complex otherwise.
-  LocalFFT(Transform transform, int n, int batch, PlanEffort effort, RowOrder order = RowOrder::contiguous);
-  // Complex transforms only (complex_forward or complex_backward).
-  LocalFFT(Transform transform, Planes planes, PlanEffort effort);
+  LocalFFT(Transform transform, int n, int batch, PlanEffort effort, RowOrder order = RowOrder::contiguous,
+           Input input = Input::kept);
+  // A real plane has at least two rows and two columns (cuFFT may refuse a length-1 axis).
+  LocalFFT(Transform transform, Planes planes, PlanEffort effort, Input input = Input::kept);
   LocalFFT();  // no plan yet; one is moved in before use
   ~LocalFFT();
   LocalFFT(LocalFFT&&) noexcept;
   LocalFFT& operator=(LocalFFT&&) noexcept;
-  // Unnormalised; complex data are interleaved (real, imaginary) doubles. The input is preserved.
+  // Unnormalised; complex data are interleaved (real, imaginary) doubles. The input is preserved unless the
+  // plan was made with Input::scratch.
   void execute(const double* in, double* out) const;
 
   // Device bytes the library takes beside the data for such a plan, before making it (cuFFT's work area,

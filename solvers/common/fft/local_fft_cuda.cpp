@@ -11,13 +11,13 @@ struct LocalFFT::Plan {
   cuda::CufftBatch batch;
 };
 
-LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort, RowOrder order)
-    : plan_(new Plan{cuda::CufftBatch(transform, n, batch, Kokkos::Cuda().cuda_stream(), order)}) {
+LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort, RowOrder order, Input input)
+    : plan_(new Plan{cuda::CufftBatch(transform, n, batch, Kokkos::Cuda().cuda_stream(), order, input)}) {
   count_backend_allocation();  // the plan, with its c2r scratch copy
 }
 
-LocalFFT::LocalFFT(Transform transform, Planes planes, PlanEffort)
-    : plan_(new Plan{cuda::CufftBatch(transform, planes, Kokkos::Cuda().cuda_stream())}) {
+LocalFFT::LocalFFT(Transform transform, Planes planes, PlanEffort, Input input)
+    : plan_(new Plan{cuda::CufftBatch(transform, planes, Kokkos::Cuda().cuda_stream(), input)}) {
   count_backend_allocation();
 }
 

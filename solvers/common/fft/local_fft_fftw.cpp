@@ -56,21 +56,31 @@ fftw_plan plan_rows(Transform transform, int n, int batch, RowOrder order, unsig
 
 fftw_plan plan_planes(Transform transform, Planes planes, unsigned flags, const Scratch& in, const Scratch& out) {
   const int n[2] = {planes.rows, planes.columns};
-  const int rank = planes.columns > 1 ? 2 : 1, size = planes.rows * planes.columns;
-  return fftw_plan_many_dft(rank, n, planes.count, in.complex(), nullptr, 1, size, out.complex(), nullptr, 1, size,
-                            transform == Transform::complex_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
+  const int size = planes.rows * planes.columns, half = planes.rows * (planes.columns / 2 + 1);
+  switch (transform) {
+    case Transform::real_to_complex:
+      return fftw_plan_many_dft_r2c(2, n, planes.count, in.values, nullptr, 1, size, out.complex(), nullptr, 1, half, flags);
+    case Transform::complex_to_real:
+      return fftw_plan_many_dft_c2r(2, n, planes.count, in.complex(), nullptr, 1, half, out.values, nullptr, 1, size, flags);
+    default: {
+      const int rank = planes.columns > 1 ? 2 : 1;
+      return fftw_plan_many_dft(rank, n, planes.count, in.complex(), nullptr, 1, size, out.complex(), nullptr, 1, size,
+                                transform == Transform::complex_forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
+    }
+  }
 }
 
 bool simd_aligned(const double* p) { return fftw_alignment_of(const_cast<double*>(p)) == 0; }
 
 // The aligned and the unaligned plan. Planning needs arrays; FFTW_MEASURE writes into them, so they are
 // scratch, and the plans run on other arrays later (new-array execute). PRESERVE_INPUT keeps c2r from
-// destroying its input.
+// destroying an input the caller keeps.
 template <class MakePlan>
-std::pair<fftw_plan, fftw_plan> plan_both(int n, std::size_t values, PlanEffort effort, MakePlan&& make) {
+std::pair<fftw_plan, fftw_plan> plan_both(int n, std::size_t values, PlanEffort effort, Input input, MakePlan&& make) {
   count_backend_allocation();
   const Scratch in(values), out(values);
-  const unsigned flags = (effort == PlanEffort::measure ? FFTW_MEASURE : FFTW_ESTIMATE) | FFTW_PRESERVE_INPUT;
+  const unsigned flags = (effort == PlanEffort::measure ? FFTW_MEASURE : FFTW_ESTIMATE) |
+                         (input == Input::kept ? FFTW_PRESERVE_INPUT : FFTW_DESTROY_INPUT);
   std::lock_guard<std::mutex> lock(fftw_planner_lock());
   const std::pair<fftw_plan, fftw_plan> plans{make(flags, in, out), make(flags | FFTW_UNALIGNED, in, out)};
   if (!plans.first || !plans.second)
@@ -80,20 +90,21 @@ std::pair<fftw_plan, fftw_plan> plan_both(int n, std::size_t values, PlanEffort 
 
 }  // namespace
 
-LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort effort, RowOrder order)
+LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort effort, RowOrder order, Input input)
     : plan_(std::make_unique<Plan>()) {
   plan_->transform = transform;
   const bool real = transform == Transform::real_to_complex || transform == Transform::complex_to_real;
   const int complex_length = real ? n / 2 + 1 : n;
   std::tie(plan_->aligned, plan_->unaligned) =
-      plan_both(n, 2 * static_cast<std::size_t>(complex_length) * batch + 2 * n, effort,
+      plan_both(n, 2 * static_cast<std::size_t>(complex_length) * batch + 2 * n, effort, input,
                 [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_rows(transform, n, batch, order, flags, in, out); });
 }
 
-LocalFFT::LocalFFT(Transform transform, Planes planes, PlanEffort effort) : plan_(std::make_unique<Plan>()) {
+LocalFFT::LocalFFT(Transform transform, Planes planes, PlanEffort effort, Input input) : plan_(std::make_unique<Plan>()) {
   plan_->transform = transform;
+  // A real plane's spectrum holds rows x (columns / 2 + 1) complex values: at most rows x (columns + 2) doubles.
   std::tie(plan_->aligned, plan_->unaligned) =
-      plan_both(planes.rows, 2 * static_cast<std::size_t>(planes.rows) * planes.columns * planes.count, effort,
+      plan_both(planes.rows, 2 * static_cast<std::size_t>(planes.rows) * (planes.columns + 2) * planes.count, effort, input,
                 [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_planes(transform, planes, flags, in, out); });
 }
 
