@@ -3,8 +3,8 @@
 // for a rank that holds whole planes: one kernel gathers each plane along both axes, one 2-D real FFT transforms
 // every plane, and one kernel forms each coefficient from two values of the spectrum; back, one kernel forms the
 // spectrum from four coefficients, one inverse FFT, one kernel scatters. Two AxisTransforms take two kernels and
-// an FFT each way each; on a GPU each kernel reads and writes the field once, so this takes four passes over it
-// fewer a solve, and two FFT calls fewer.
+// an FFT each way each; on a GPU each kernel reads and writes the field once, so this takes four kernels (eight
+// passes over the field) and two FFT calls fewer a solve.
 //
 // With the tables of each axis (makhoul_tables.hpp), t_s = post_twiddle, j_s = post_index, and V the 2-D FFT of
 // the gathered plane (V_(k1, k2) past the stored half conj(V_(-k1, -k2))):
