@@ -80,7 +80,8 @@ void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos
     const bool stored = j < half;
     const long at = work.complex(b, stored ? j : m - j);
     const double re = spectrum(at), im = stored ? spectrum(at + 1) : -spectrum(at + 1);
-    out(layout.at(b, s)) = re * t.post_twiddle(2 * s) + im * t.post_twiddle(2 * s + 1);
+    const Complex twiddle = post_twiddle(t, s);
+    out(layout.at(b, s)) = re * twiddle.real() + im * twiddle.imag();
   });
 }
 
@@ -98,7 +99,8 @@ void backward_makhoul(const Makhoul& rows, const fft::LocalFFT& c2r, const Kokko
       const int slot = pre_index(t, k, which);
       if (slot < 0) continue;
       const double c = in(layout.at(b, slot));
-      re += c * t.pre_weight(4 * k + 2 * which), im += c * t.pre_weight(4 * k + 2 * which + 1);
+      const Complex weight = pre_weight(t, k, which);
+      re += c * weight.real(), im += c * weight.imag();
     }
     spectrum(work.complex(b, k)) = re, spectrum(work.complex(b, k) + 1) = im;
   });
