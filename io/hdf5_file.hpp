@@ -69,6 +69,9 @@ class H5File {
   std::string path_;
   MPI_Comm comm_;
   int rank_() const;
+  // Creates the dataset (collective) and writes the values, every rank together or (independent) each rank
+  // that holds some alone.
+  void write_values(const DatasetBox& box, const std::vector<double>& values, H5FD_mpio_xfer_t mode);
 };
 
 }  // namespace meridian::io
