@@ -40,8 +40,8 @@ row() {
 declare -A seconds_of bytes_of
 for ranks in 1 2; do
   bench_run_meridian "run$ranks" "$cells^2 advection, a field file every step" "$ranks" "$deck" "${settings[@]}"
-  files=$(find "$work_dir/run$ranks" -maxdepth 1 -name 'fields_*.h5' | wc -l)
-  bytes=$(find "$work_dir/run$ranks" -maxdepth 1 -name 'fields_*.h5' -printf '%s\n' | awk '{ s += $1 } END { print s }')
+  read -r files bytes < <(find "$work_dir/run$ranks" -maxdepth 1 -name 'fields_*.h5' -printf '%s\n' |
+    awk '{ s += $1 } END { print NR, s + 0 }')
   seconds=$(awk '/^run summary/ { summary = 1 } summary && $1 == "output" { print $2; exit }' "$work_dir/run$ranks.log")
   [[ -n $seconds && $files -gt 0 ]] || bench_fail_with_log "no output phase or field files in the run" "$work_dir/run$ranks.log"
   row "meridian, $ranks rank(s)" "$files" "$bytes" "$seconds"
