@@ -124,9 +124,9 @@ double max_courant_rate(const Block& b, const std::array<FaceFlux<Real>, 3>& flu
   return local;
 }
 
-// The cell average of a shape carried back along the wind to time 0, by Gauss-Legendre quadrature
-// over the cell whose lower corner is (x0, y0, z0).
-KOKKOS_INLINE_FUNCTION double cell_average(const Shape& shape, const Wind& wind, double time, double x0, double y0,
+// The cell average of a shape carried back to time 0, by Gauss-Legendre quadrature over the cell whose
+// lower corner is (x0, y0, z0).
+KOKKOS_INLINE_FUNCTION double cell_average(const Shape& shape, const Departure& departure, double x0, double y0,
                                            double z0, const Placement& at, int z_points) {
   double sum = 0;
   for (int pz = 0; pz < z_points; ++pz)
@@ -135,7 +135,7 @@ KOKKOS_INLINE_FUNCTION double cell_average(const Shape& shape, const Wind& wind,
         double x = x0 + (0.5 + GaussRule::node(px)) * at.dx;
         double y = y0 + (0.5 + GaussRule::node(py)) * at.dy;
         double z = z0 + (0.5 + (z_points > 1 ? GaussRule::node(pz) : 0.0)) * at.dz;
-        if (!wind.departure(time, x, y, z)) continue;
+        if (!departure(x, y, z)) continue;
         const double wz = z_points > 1 ? GaussRule::weight(pz) : 1.0;
         sum += wz * GaussRule::weight(py) * GaussRule::weight(px) * shape(x, y, z);
       }
@@ -147,10 +147,11 @@ template <class Real>
 void cell_averages(const Block& b, const Placement& at, const Wind& wind, const Kokkos::View<const Shape*>& shapes,
                    double time, const FieldOf<Real>& target) {
   const int z_points = b.three_d ? GaussRule::points : 1;
+  const Departure departure = wind.departure(time);
   parallel::for_each(
       "advection::cell_averages", interior(b, b.components),
       KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
-        target(c, k, j, i) = static_cast<Real>(cell_average(shapes(c), wind, time, (at.ox + i) * at.dx,
+        target(c, k, j, i) = static_cast<Real>(cell_average(shapes(c), departure, (at.ox + i) * at.dx,
                                                             (at.oy + j) * at.dy, (at.oz + k) * at.dz, at, z_points));
       });
 }
@@ -569,9 +570,9 @@ namespace {
 // One pass over tracer c's cells (tracer_statistics.hpp), the exact cell averages computed on the
 // way when `exact_known`; every sum and difference in double, whatever the tracer's type.
 template <class Real>
-TracerStatistics tracer_statistics(const Block& b, const Placement& at, const Wind& wind,
-                                   const Kokkos::View<const Shape*>& shapes, double time, bool exact_known,
-                                   const FieldOf<Real>& q, int c) {
+TracerStatistics tracer_statistics(const Block& b, const Placement& at, const Departure& departure,
+                                   const Kokkos::View<const Shape*>& shapes, bool exact_known, const FieldOf<Real>& q,
+                                   int c) {
   const int z_points = b.three_d ? GaussRule::points : 1;
   TracerStatistics result;
   parallel::reduce(
@@ -582,7 +583,7 @@ TracerStatistics tracer_statistics(const Block& b, const Placement& at, const Wi
         s.max[TracerStatistics::high] = max_of(s.max[TracerStatistics::high], value);
         s.max[TracerStatistics::negative_low] = max_of(s.max[TracerStatistics::negative_low], -value);
         if (!exact_known) return;
-        const double exact = cell_average(shapes(c), wind, time, (at.ox + i) * at.dx, (at.oy + j) * at.dy,
+        const double exact = cell_average(shapes(c), departure, (at.ox + i) * at.dx, (at.oy + j) * at.dy,
                                           (at.oz + k) * at.dz, at, z_points);
         const double error = km::fabs(value - exact), size = km::fabs(exact);
         s.sum[TracerStatistics::error1] += error;
@@ -611,9 +612,10 @@ std::vector<solvers::Scalar> AdvectionSolver<Real>::tracer_diagnostics(double ti
   const bool exact_known = with_errors && settings_.wind.exact_known(time);
   // Every tracer's sums and maxima in two messages, whatever the number of tracers.
   std::vector<double> sums, maxima;
+  const Departure departure = settings_.wind.departure(time);
   for (int c = 0; c < components_; ++c) {
-    const TracerStatistics s = tracer_statistics(b, placement_of(decomp_, b, spacing_), settings_.wind, shapes_, time,
-                                                 exact_known, q_, c);
+    const TracerStatistics s =
+        tracer_statistics(b, placement_of(decomp_, b, spacing_), departure, shapes_, exact_known, q_, c);
     sums.insert(sums.end(), s.sum, s.sum + TracerStatistics::sums);
     maxima.insert(maxima.end(), s.max, s.max + TracerStatistics::maxima);
   }

@@ -13,6 +13,42 @@ namespace meridian::advection {
 
 enum class WindKind { uniform, rotation, deformation };
 
+// Moves (x, y, z) to where the fluid there at time t was at time 0; false when that fluid came in
+// through an open face. The uniform wind's paths are straight, so a departure point outside the
+// box along an open axis is exactly the fluid that entered; the rotation's paths inside the unit
+// disk about the centre stay in the box, and every shape is zero beyond it to below 1e-4. The
+// deformational flow is carried back only at whole periods, where it is the identity.
+struct Departure {
+  WindKind kind = WindKind::rotation;
+  Kokkos::Array<double, 3> shift{{0, 0, 0}};  // uniform: the distance travelled along each axis
+  Kokkos::Array<bool, 3> periodic{{true, true, true}};
+  double cos_turn = 1, sin_turn = 0;  // rotation: the angle turned
+
+  KOKKOS_INLINE_FUNCTION bool operator()(double& x, double& y, double& z) const {
+    if (kind == WindKind::uniform) {
+      // Per coordinate by name, not through an array of pointers to them, which a GPU keeps in local memory.
+      bool inside = true;
+      const auto carry_back = [&inside](double& c, double distance, bool wraps) {
+        c -= distance;
+        if (wraps)
+          c -= km::floor(c);
+        else
+          inside = inside && c >= 0 && c <= 1;
+      };
+      carry_back(x, shift[0], periodic[0]);
+      carry_back(y, shift[1], periodic[1]);
+      carry_back(z, shift[2], periodic[2]);
+      return inside;
+    }
+    if (kind == WindKind::rotation) {
+      const double dx = x - 0.5, dy = y - 0.5;
+      x = 0.5 + cos_turn * dx + sin_turn * dy;
+      y = 0.5 - sin_turn * dx + cos_turn * dy;
+    }
+    return true;
+  }
+};
+
 struct Wind {
   WindKind kind = WindKind::rotation;
   double u = 1, v = 0, w = 0;  // uniform velocity, unit lengths per unit time
@@ -47,33 +83,16 @@ struct Wind {
     return std::fabs(turns - std::round(turns)) < 1e-12 * (1 + turns);
   }
 
-  // Moves (x, y, z) to where the fluid there at time t was at time 0; false when that fluid came in
-  // through an open face. The uniform wind's paths are straight, so a departure point outside the
-  // box along an open axis is exactly the fluid that entered; the rotation's paths inside the unit
-  // disk about the centre stay in the box, and every shape is zero beyond it to below 1e-4.
-  KOKKOS_INLINE_FUNCTION bool departure(double t, double& x, double& y, double& z) const {
-    if (kind == WindKind::uniform) {
-      // Per coordinate by name, not through an array of pointers to them, which a GPU keeps in local memory.
-      bool inside = true;
-      const auto carry_back = [&inside](double& c, double shift, bool wraps) {
-        c -= shift;
-        if (wraps)
-          c -= km::floor(c);
-        else
-          inside = inside && c >= 0 && c <= 1;
-      };
-      carry_back(x, u * t, periodic[0]);
-      carry_back(y, v * t, periodic[1]);
-      carry_back(z, w * t, periodic[2]);
-      return inside;
-    }
-    if (kind == WindKind::rotation) {
-      const double c = km::cos(rotation_rate * t), s = km::sin(rotation_rate * t);
-      const double dx = x - 0.5, dy = y - 0.5;
-      x = 0.5 + c * dx + s * dy;
-      y = 0.5 - s * dx + c * dy;
-    }
-    return true;
+  // The map back from time t to time 0 (Departure), its constants worked out here once rather than at
+  // every point a kernel carries back.
+  Departure departure(double t) const {
+    Departure d;
+    d.kind = kind;
+    d.shift = {{u * t, v * t, w * t}};
+    d.periodic = periodic;
+    d.cos_turn = std::cos(rotation_rate * t);
+    d.sin_turn = std::sin(rotation_rate * t);
+    return d;
   }
 };
 
