@@ -61,26 +61,27 @@ void for_each_value(const char* label, const Makhoul& rows, long slots, const Bo
 // Makhoul's forward transform of `batch` rows: gather into `real`, FFT into `spectrum`, twiddle into `out`.
 void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos::View<double*>& in,
                      const Kokkos::View<double*>& out) {
-  const MakhoulTables t = rows.tables;
-  const int m = t.m, half = rows.work.half;
+  const SignedIndex gather = rows.tables.gather;
+  const PostTwiddle post = rows.tables.post;
+  const int m = rows.tables.m, half = rows.work.half;
   const RowLayout layout = rows.layout;
   const WorkRows work = rows.work;
   const auto real = rows.real, spectrum = rows.spectrum;
   for_each_value("direct_poisson::forward_permute", rows, m, KOKKOS_LAMBDA(const long b, const long q) {
-    const double sign = t.gather_sign(q);
-    real(work.real(b, q)) = sign == 0 ? 0.0 : sign * in(layout.at(b, t.gather_index(q)));
+    const double sign = gather.sign(q);
+    real(work.real(b, q)) = sign == 0 ? 0.0 : sign * in(layout.at(b, gather.index(q)));
   });
   {
     timing::ScopedTimer timer("direct poisson fft");
     r2c.execute(real.data(), spectrum.data());
   }
-  for_each_value("direct_poisson::forward_twiddle", rows, t.n, KOKKOS_LAMBDA(const long b, const long s) {
+  for_each_value("direct_poisson::forward_twiddle", rows, rows.tables.n, KOKKOS_LAMBDA(const long b, const long s) {
     // Re(conj(t_s) V_j), V_j for j past the stored half conj(V_(m-j)) (a real sequence's spectrum).
-    const long j = t.post_index(s);
+    const long j = post.index(s);
     const bool stored = j < half;
     const long at = work.complex(b, stored ? j : m - j);
     const double re = spectrum(at), im = stored ? spectrum(at + 1) : -spectrum(at + 1);
-    const Complex twiddle = post_twiddle(t, s);
+    const Complex twiddle = post_twiddle(post, s);
     out(layout.at(b, s)) = re * twiddle.real() + im * twiddle.imag();
   });
 }
@@ -89,17 +90,18 @@ void forward_makhoul(const Makhoul& rows, const fft::LocalFFT& r2c, const Kokkos
 // scatter into `out`.
 void backward_makhoul(const Makhoul& rows, const fft::LocalFFT& c2r, const Kokkos::View<double*>& in,
                       const Kokkos::View<double*>& out) {
-  const MakhoulTables t = rows.tables;
+  const PreWeights pre = rows.tables.pre;
+  const SignedIndex scatter = rows.tables.scatter;
   const RowLayout layout = rows.layout;
   const WorkRows work = rows.work;
   const auto real = rows.real, spectrum = rows.spectrum;
   for_each_value("direct_poisson::backward_twiddle", rows, work.half, KOKKOS_LAMBDA(const long b, const long k) {
     double re = 0, im = 0;
     for (int which = 0; which < 2; ++which) {
-      const int slot = pre_index(t, k, which);
+      const int slot = pre_index(pre, k, which);
       if (slot < 0) continue;
       const double c = in(layout.at(b, slot));
-      const Complex weight = pre_weight(t, k, which);
+      const Complex weight = pre_weight(pre, k, which);
       re += c * weight.real(), im += c * weight.imag();
     }
     spectrum(work.complex(b, k)) = re, spectrum(work.complex(b, k) + 1) = im;
@@ -108,8 +110,8 @@ void backward_makhoul(const Makhoul& rows, const fft::LocalFFT& c2r, const Kokko
     timing::ScopedTimer timer("direct poisson fft");
     c2r.execute(spectrum.data(), real.data());
   }
-  for_each_value("direct_poisson::backward_permute", rows, t.n, KOKKOS_LAMBDA(const long b, const long p) {
-    out(layout.at(b, p)) = t.scatter_sign(p) * real(work.real(b, t.scatter_index(p)));
+  for_each_value("direct_poisson::backward_permute", rows, rows.tables.n, KOKKOS_LAMBDA(const long b, const long p) {
+    out(layout.at(b, p)) = scatter.sign(p) * real(work.real(b, scatter.index(p)));
   });
 }
 

@@ -111,11 +111,12 @@ MakhoulTables makhoul_tables(AxisKind kind, int n) {
   else
     cosine_tables(t, kind, n, m);
   using parallel::device_copy;
-  return {n, m,
-          device_copy("makhoul::gather_index", t.gather_index), device_copy("makhoul::post_index", t.post_index),
-          device_copy("makhoul::pre_index", t.pre_index), device_copy("makhoul::scatter_index", t.scatter_index),
-          device_copy("makhoul::gather_sign", t.gather_sign), device_copy("makhoul::post_twiddle", t.post_twiddle),
-          device_copy("makhoul::pre_weight", t.pre_weight), device_copy("makhoul::scatter_sign", t.scatter_sign)};
+  return {n,
+          m,
+          {device_copy("makhoul::gather_index", t.gather_index), device_copy("makhoul::gather_sign", t.gather_sign)},
+          {device_copy("makhoul::post_index", t.post_index), device_copy("makhoul::post_twiddle", t.post_twiddle)},
+          {device_copy("makhoul::pre_index", t.pre_index), device_copy("makhoul::pre_weight", t.pre_weight)},
+          {device_copy("makhoul::scatter_index", t.scatter_index), device_copy("makhoul::scatter_sign", t.scatter_sign)}};
 }
 
 }  // namespace meridian::direct_poisson

@@ -47,46 +47,47 @@ double PlaneTransform::normalisation() const {
 }
 
 void PlaneTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
-  const MakhoulTables ty = tables_[0], tx = tables_[1];
-  const PlaneLayouts arrays = layouts_of(ty, tx);
-  const long m1 = ty.m, m2 = tx.m, half = arrays.spectral.columns;
+  const PlaneLayouts arrays = layouts_of(tables_[0], tables_[1]);
+  const long m1 = tables_[0].m, m2 = tables_[1].m, half = arrays.spectral.columns;
   const auto real = real_, spectrum = spectrum_;
+  const SignedIndex gy = tables_[0].gather, gx = tables_[1].gather;
   parallel::for_each("direct_poisson::plane_gather", parallel::Cells{{0, 0, 0}, {planes_, m1, m2}},
                      KOKKOS_LAMBDA(const long b, const long q1, const long q2) {
-                       const double sign = ty.gather_sign(q1) * tx.gather_sign(q2);
+                       const double sign = gy.sign(q1) * gx.sign(q2);
                        real(arrays.gathered.at(b, q1, q2)) =
-                           sign == 0 ? 0.0 : sign * in(arrays.values.at(b, ty.gather_index(q1), tx.gather_index(q2)));
+                           sign == 0 ? 0.0 : sign * in(arrays.values.at(b, gy.index(q1), gx.index(q2)));
                      });
   {
     timing::ScopedTimer timer("direct poisson fft");
     r2c_.execute(real.data(), spectrum.data());
   }
-  parallel::for_each("direct_poisson::plane_twiddle", parallel::Cells{{0, 0, 0}, {planes_, ty.n, tx.n}},
+  const PostTwiddle py = tables_[0].post, px = tables_[1].post;
+  parallel::for_each("direct_poisson::plane_twiddle", parallel::Cells{{0, 0, 0}, {planes_, tables_[0].n, tables_[1].n}},
                      KOKKOS_LAMBDA(const long b, const long s1, const long s2) {
                        const auto v = [&](long k1, long k2) {
                          return k2 < half ? complex_at(spectrum.data(), arrays.spectral.at(b, k1, k2))
                                           : Kokkos::conj(complex_at(spectrum.data(), arrays.spectral.at(b, (m1 - k1) % m1, m2 - k2)));
                        };
-                       const long j1 = ty.post_index(s1), j2 = tx.post_index(s2);
-                       const Complex t1 = post_twiddle(ty, s1), t2 = post_twiddle(tx, s2);
+                       const long j1 = py.index(s1), j2 = px.index(s2);
+                       const Complex t1 = post_twiddle(py, s1), t2 = post_twiddle(px, s2);
                        const Complex sum = Kokkos::conj(t1 * t2) * v(j1, j2) + t1 * Kokkos::conj(t2) * v((m1 - j1) % m1, j2);
                        out(arrays.values.at(b, s1, s2)) = 0.5 * sum.real();
                      });
 }
 
 void PlaneTransform::backward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {
-  const MakhoulTables ty = tables_[0], tx = tables_[1];
-  const PlaneLayouts arrays = layouts_of(ty, tx);
+  const PlaneLayouts arrays = layouts_of(tables_[0], tables_[1]);
   const auto real = real_, spectrum = spectrum_;
-  parallel::for_each("direct_poisson::plane_spectrum", parallel::Cells{{0, 0, 0}, {planes_, ty.m, arrays.spectral.columns}},
+  const PreWeights wy = tables_[0].pre, wx = tables_[1].pre;
+  parallel::for_each("direct_poisson::plane_spectrum", parallel::Cells{{0, 0, 0}, {planes_, tables_[0].m, arrays.spectral.columns}},
                      KOKKOS_LAMBDA(const long b, const long k1, const long k2) {
                        Complex sum = 0;
                        for (int w1 = 0; w1 < 2; ++w1) {
-                         const int i1 = pre_index(ty, k1, w1);
+                         const int i1 = pre_index(wy, k1, w1);
                          if (i1 < 0) continue;
                          for (int w2 = 0; w2 < 2; ++w2) {
-                           const int i2 = pre_index(tx, k2, w2);
-                           if (i2 >= 0) sum += pre_weight(ty, k1, w1) * pre_weight(tx, k2, w2) * in(arrays.values.at(b, i1, i2));
+                           const int i2 = pre_index(wx, k2, w2);
+                           if (i2 >= 0) sum += pre_weight(wy, k1, w1) * pre_weight(wx, k2, w2) * in(arrays.values.at(b, i1, i2));
                          }
                        }
                        const long at = 2 * arrays.spectral.at(b, k1, k2);
@@ -96,10 +97,11 @@ void PlaneTransform::backward(const Kokkos::View<double*>& in, const Kokkos::Vie
     timing::ScopedTimer timer("direct poisson fft");
     c2r_.execute(spectrum.data(), real.data());
   }
-  parallel::for_each("direct_poisson::plane_scatter", parallel::Cells{{0, 0, 0}, {planes_, ty.n, tx.n}},
+  const SignedIndex sy = tables_[0].scatter, sx = tables_[1].scatter;
+  parallel::for_each("direct_poisson::plane_scatter", parallel::Cells{{0, 0, 0}, {planes_, tables_[0].n, tables_[1].n}},
                      KOKKOS_LAMBDA(const long b, const long p1, const long p2) {
-                       out(arrays.values.at(b, p1, p2)) = ty.scatter_sign(p1) * tx.scatter_sign(p2) *
-                                                   real(arrays.gathered.at(b, ty.scatter_index(p1), tx.scatter_index(p2)));
+                       out(arrays.values.at(b, p1, p2)) =
+                           sy.sign(p1) * sx.sign(p2) * real(arrays.gathered.at(b, sy.index(p1), sx.index(p2)));
                      });
 }
 
