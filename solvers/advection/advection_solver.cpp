@@ -142,12 +142,11 @@ KOKKOS_INLINE_FUNCTION double cell_average(const Shape& shape, const Departure& 
   return sum;
 }
 
-// Cell averages of the tracers carried back along the wind to time 0, computed in double.
+// Cell averages of the tracers carried back to time 0 by `departure`, computed in double.
 template <class Real>
-void cell_averages(const Block& b, const Placement& at, const Wind& wind, const Kokkos::View<const Shape*>& shapes,
-                   double time, const FieldOf<Real>& target) {
+void cell_averages(const Block& b, const Placement& at, const Departure& departure,
+                   const Kokkos::View<const Shape*>& shapes, const FieldOf<Real>& target) {
   const int z_points = b.three_d ? GaussRule::points : 1;
-  const Departure departure = wind.departure(time);
   parallel::for_each(
       "advection::cell_averages", interior(b, b.components),
       KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
@@ -323,7 +322,7 @@ void AdvectionSolver<Real>::compute_max_courant_rate() {
 template <class Real>
 void AdvectionSolver<Real>::fill_cell_averages(const Field& target, double time) const {
   const Block b = block_of(decomp_, components_);
-  cell_averages(b, placement_of(decomp_, b, spacing_), settings_.wind, shapes_, time, target);
+  cell_averages(b, placement_of(decomp_, b, spacing_), settings_.wind.departure(time), shapes_, target);
 }
 
 template <class Real>
