@@ -81,9 +81,16 @@ inline Tile<3> transpose_tile(const Cells& range, std::size_t read, std::size_t 
   return tile;
 }
 
+// Every launch here is marked light-weight. Kokkos 4.6's CUDA backend otherwise passes a kernel whose functor
+// and policy exceed 512 bytes (the MAC stencils: four fields and the grid) through constant memory, and that
+// launch first waits on the host until the previous such kernel has finished, then copies the functor there
+// (core/src/Cuda/Kokkos_Cuda_KernelLaunch.hpp). Light-weight kernels up to 4 KiB go as kernel arguments,
+// larger ones through global memory, neither with a wait; the host backends ignore the hint.
+using LightWeight = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
 template <std::size_t rank>
-using MDPolicy =
-    Kokkos::MDRangePolicy<Kokkos::Rank<rank, Kokkos::Iterate::Right, Kokkos::Iterate::Right>, Kokkos::IndexType<long>>;
+using MDPolicy = Kokkos::MDRangePolicy<Kokkos::Rank<rank, Kokkos::Iterate::Right, Kokkos::Iterate::Right>,
+                                       Kokkos::IndexType<long>, LightWeight>;
+using FlatPolicy = Kokkos::RangePolicy<Kokkos::IndexType<long>, LightWeight>;
 
 template <std::size_t rank>
 MDPolicy<rank> policy_with_tile(const IndexRange<rank>& range, const Tile<rank>& tile) {
@@ -181,7 +188,7 @@ struct ColumnBlocks {
 };
 template <long Block, class Body>
 void for_each_column_block(const std::string& label, long columns, const Body& body) {
-  Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, (columns + Block - 1) / Block),
+  Kokkos::parallel_for(label, FlatPolicy(0, (columns + Block - 1) / Block),
                        ColumnBlocks<Body>{body, Block, columns});
 }
 
@@ -225,7 +232,7 @@ void reduce(const std::string& label, const Cells& range, const Body& body, Resu
     using Flat = FlatCells<Body, typename ReducedValue<Result>::type>;
     const Flat flat{body, std::max(range.extent(1), 1L), std::max(range.extent(2), 1L), range.lo[0], range.lo[1],
                     range.lo[2]};
-    Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, range.count()), flat,
+    Kokkos::parallel_reduce(label, FlatPolicy(0, range.count()), flat,
                             std::forward<Result>(result));
   }
 }
