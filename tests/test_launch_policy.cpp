@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <type_traits>
 #include <vector>
 
 #include "parallel/launch_policy.hpp"
@@ -194,6 +195,41 @@ TEST(LaunchPolicy, EveryTransposePolicyVisitsEachIndexOnce) {
 TEST(LaunchPolicy, EveryReductionVisitsEachIndexOnce) {
   for (const auto& r : cells()) EXPECT_EQ(misvisited_by_reduce(r), 0) << r.extent(0) << " x " << r.extent(1) << " x " << r.extent(2);
   for (const auto& r : planes()) EXPECT_EQ(misvisited_by_reduce(r), 0) << r.extent(0) << " x " << r.extent(1);
+}
+
+// A functor the size of a MAC stencil's (four fields and the grid): with its MDRange policy over 512 bytes, where
+// Kokkos 4.6's CUDA backend launches through constant memory unless the policy is light-weight.
+struct WideFunctor {
+  Kokkos::View<double***> out;
+  double values[64];
+  KOKKOS_INLINE_FUNCTION void operator()(const long k, const long j, const long i) const {
+    out(k, j, i) = values[(9 * k + 3 * j + i) % 64];
+  }
+};
+
+// Every policy is light-weight, so that on CUDA such a functor goes as a kernel argument: a constant-memory
+// launch waits on the host for the previous one to finish (launch_policy.hpp). And it runs, all of it arriving.
+TEST(LaunchPolicy, PoliciesAreLightWeightSoWideKernelsLaunchAsArguments) {
+  using LightWeight = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
+  EXPECT_TRUE((std::is_same_v<parallel::MDPolicy<3>::work_item_property, LightWeight>));
+  EXPECT_TRUE((std::is_same_v<parallel::FlatPolicy::work_item_property, LightWeight>));
+#if defined(KOKKOS_ENABLE_CUDA)
+  using Launch = Kokkos::Impl::ParallelFor<WideFunctor, parallel::MDPolicy<3>, Kokkos::Cuda>;
+  static_assert(sizeof(Launch) > Kokkos::Impl::CudaTraits::ConstantMemoryUseThreshold, "not wide enough to matter");
+  static_assert(Kokkos::Impl::DeduceCudaLaunchMechanism<Launch>::launch_mechanism ==
+                    Kokkos::Impl::Experimental::CudaLaunchMechanism::LocalMemory,
+                "a wide kernel would launch through constant memory");
+#endif
+  const long nz = 4, ny = 5, nx = 70;
+  WideFunctor wide{Kokkos::View<double***>("wide", nz, ny, nx), {}};
+  for (int v = 0; v < 64; ++v) wide.values[v] = v + 0.5;
+  parallel::for_each("test::wide", parallel::Cells{{0, 0, 0}, {nz, ny, nx}}, wide);
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), wide.out);
+  long wrong = 0;
+  for (long k = 0; k < nz; ++k)
+    for (long j = 0; j < ny; ++j)
+      for (long i = 0; i < nx; ++i) wrong += host(k, j, i) != (9 * k + 3 * j + i) % 64 + 0.5;
+  EXPECT_EQ(wrong, 0);
 }
 
 }  // namespace
