@@ -102,7 +102,7 @@ meridian::direct_poisson::Kernels kernels_of(Solver solver, const Options& o) {
 // plans). Every rank times the same number of calls, since `work` holds collectives: the slowest rank's first
 // call sets it.
 template <class Work>
-double best_seconds(int at_least, Work&& work) {
+double best_seconds_on_every_rank(int at_least, Work&& work) {
   const auto t0 = bench::Clock::now();
   work();
   double first = bench::seconds_between(t0, bench::Clock::now());
@@ -142,7 +142,7 @@ void run(long n, int dimensions, Solver solver, const Options& o, int rank) {
       }
   Kokkos::deep_copy(b, host);
   sparse::SolveResult result{1, 0, true};
-  const double seconds = best_seconds(o.repetitions, [&] {
+  const double seconds = best_seconds_on_every_rank(o.repetitions, [&] {
     Kokkos::deep_copy(x, 0.0);
     MPI_Barrier(MPI_COMM_WORLD);
     if (direct)
@@ -168,7 +168,7 @@ void run_fft_pair(long n, int dimensions, int repetitions, int rank) {
   const fft::RealPencil real = transform.make_real("real");
   const fft::ComplexPencil spectral = transform.make_spectral("spectral");
   Kokkos::deep_copy(real, 1.0);
-  const double seconds = best_seconds(repetitions, [&] {
+  const double seconds = best_seconds_on_every_rank(repetitions, [&] {
     MPI_Barrier(MPI_COMM_WORLD);
     transform.forward(real, spectral);
     transform.backward(spectral, real);

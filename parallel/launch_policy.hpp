@@ -188,8 +188,7 @@ struct ColumnBlocks {
 };
 template <long Block, class Body>
 void for_each_column_block(const std::string& label, long columns, const Body& body) {
-  Kokkos::parallel_for(label, FlatPolicy(0, (columns + Block - 1) / Block),
-                       ColumnBlocks<Body>{body, Block, columns});
+  Kokkos::parallel_for(label, FlatPolicy(0, (columns + Block - 1) / Block), ColumnBlocks<Body>{body, Block, columns});
 }
 
 // The value a reduction result carries: a Kokkos reducer's value_type, or the type of a plain result.
@@ -232,8 +231,7 @@ void reduce(const std::string& label, const Cells& range, const Body& body, Resu
     using Flat = FlatCells<Body, typename ReducedValue<Result>::type>;
     const Flat flat{body, std::max(range.extent(1), 1L), std::max(range.extent(2), 1L), range.lo[0], range.lo[1],
                     range.lo[2]};
-    Kokkos::parallel_reduce(label, FlatPolicy(0, range.count()), flat,
-                            std::forward<Result>(result));
+    Kokkos::parallel_reduce(label, FlatPolicy(0, range.count()), flat, std::forward<Result>(result));
   }
 }
 
