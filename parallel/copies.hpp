@@ -1,13 +1,10 @@
 #pragma once
-// The one way the project copies between Views, and fills one: each copy states its direction, so that it is
-// counted as a host-device copy (launch_counts.hpp) on every backend, and a device build checks at compile
+// The one way the project copies between Views (fill.hpp fills one): each copy states its direction, so that
+// it is counted as a host-device copy (launch_counts.hpp) on every backend, and a device build checks at compile
 // time that the direction matches the Views' memory spaces (a host build cannot tell: all its spaces are
 // host memory). A copy between host and device waits for the device; inside a time step only the copies a
 // solver lists may do so (issue #24).
 #include <Kokkos_Core.hpp>
-
-#include <stdexcept>
-#include <type_traits>
 
 #include "parallel/launch_counts.hpp"
 
@@ -40,30 +37,6 @@ auto host_mirror_of(const View& view) {
   auto mirror = Kokkos::create_mirror_view(Kokkos::HostSpace(), view);
   copy<Copy::device_to_host>(mirror, view);
   return mirror;
-}
-
-// A functor, not a lambda: nvcc refuses a lambda whose captures are first used inside `if constexpr`.
-template <class Pointer>
-struct FillValues {
-  Pointer data;
-  std::remove_pointer_t<Pointer> value;
-  KOKKOS_INLINE_FUNCTION void operator()(const long n) const { data[n] = value; }
-};
-
-// Every value of a contiguous View set to `value`: one kernel for a View the default execution space can
-// reach, on every backend (Kokkos' deep_copy of a value is a kernel, a memset or a host loop depending on the
-// backend and the value, and it fences); a host loop for a host-only View (a mirror staged on the host).
-// Throws std::invalid_argument for a View that is not contiguous.
-template <class View>
-void fill(const View& view, typename View::const_value_type value) {
-  if (!view.span_is_contiguous()) throw std::invalid_argument("parallel::fill: the View is not contiguous");
-  const auto data = view.data();
-  const long size = static_cast<long>(view.span());
-  if constexpr (device_accessible<View>) {
-    Kokkos::parallel_for("fill", Kokkos::RangePolicy<Kokkos::IndexType<long>>(0, size), FillValues<decltype(data)>{data, value});
-  } else {
-    for (long n = 0; n < size; ++n) data[n] = value;
-  }
 }
 
 }  // namespace meridian::parallel

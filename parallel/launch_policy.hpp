@@ -1,6 +1,7 @@
 #pragma once
-// Every multi-dimensional kernel launch in the tree (cells of a field, boxes of components, planes,
-// transposes) gets its policy here and nowhere else, so the rules a GPU needs hold for all of them.
+// Every kernel launch in the tree (cells of a field, boxes of components, planes, transposes, flat ranges of
+// values) gets its policy here and nowhere else, so the rules a GPU needs hold for all of them; team launches
+// take their shapes from team_shape.hpp.
 //
 // Index ranges are in View order: slowest index first, the last one contiguous (LayoutRight).
 //

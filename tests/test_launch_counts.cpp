@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "parallel/copies.hpp"
+#include "parallel/fill.hpp"
 #include "parallel/device_memory.hpp"
 #include "parallel/fence.hpp"
 #include "parallel/launch_counts.hpp"

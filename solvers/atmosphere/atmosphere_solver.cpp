@@ -6,6 +6,7 @@
 
 #include "mesh/reductions.hpp"
 #include "parallel/copies.hpp"
+#include "parallel/fill.hpp"
 #include "solvers/atmosphere/atmosphere_cases.hpp"
 #include "solvers/atmosphere/cell_reductions.hpp"
 #include "solvers/atmosphere/dynamics_kernels.hpp"

@@ -1,5 +1,6 @@
 #include "solvers/atmosphere/dynamics_kernels.hpp"
 
+#include "parallel/launch_policy.hpp"
 #include "parallel/team_shape.hpp"
 
 namespace meridian::atmosphere {
@@ -142,7 +143,7 @@ void side_wall_halos(int axis, bool lower_wall, bool upper_wall, const Block& b,
   const int h = b.h, cells_along = axis == 0 ? b.nx : b.ny, across = axis == 0 ? b.ny : b.nx;
   const int normal = normal_momentum<Dims>(axis);
   Kokkos::parallel_for(
-      "atmosphere::side_wall_halos", Kokkos::RangePolicy<>(0, b.nz * across), KOKKOS_LAMBDA(const int r) {
+      "atmosphere::side_wall_halos", parallel::FlatPolicy(0, b.nz * across), KOKKOS_LAMBDA(const int r) {
         const int k = h + r / across, t = h + r % across;
         for (int side = 0; side < 2; ++side) {
           if ((side == 0 && !lower_wall) || (side == 1 && !upper_wall)) continue;
@@ -182,7 +183,7 @@ void wall_halos_across(int axis, const Block& b, const BackgroundView& cells, co
   } else if (b.ground || b.lid) {
     const int width = b.nx + 2 * h, columns = width * (Dims == 3 ? b.ny + 2 * h : 1);
     Kokkos::parallel_for(
-        "atmosphere::ground_and_lid_halos", Kokkos::RangePolicy<>(0, columns), KOKKOS_LAMBDA(const int n) {
+        "atmosphere::ground_and_lid_halos", parallel::FlatPolicy(0, columns), KOKKOS_LAMBDA(const int n) {
           const int i = n % width, j = n / width;
           for (int side = 0; side < 2; ++side) {
             if ((side == 0 && !b.ground) || (side == 1 && !b.lid)) continue;

@@ -1,5 +1,7 @@
 #include "solvers/atmosphere/water_kernels.hpp"
 
+#include "parallel/launch_policy.hpp"
+
 namespace meridian::atmosphere {
 
 namespace {
@@ -17,7 +19,7 @@ void water_face_fluxes(int axis, const WaterInputs& in) {
   const int di = axis == 0, dj = along_y, dk = along_z;
   const int rows_y = b.ny + dj, rows = rows_y * (b.nz + dk), faces_per_row = b.nx + di;
   Kokkos::parallel_for(
-      "atmosphere::water_face_fluxes", Kokkos::RangePolicy<>(0, rows * faces_per_row), KOKKOS_LAMBDA(const int n) {
+      "atmosphere::water_face_fluxes", parallel::FlatPolicy(0, rows * faces_per_row), KOKKOS_LAMBDA(const int n) {
         const int row = n / faces_per_row, i = n % faces_per_row;
         const int k = Dims == 2 ? row : row / rows_y, j = Dims == 2 ? 0 : row % rows_y;
         double fraction[water_species][4];
@@ -42,7 +44,7 @@ void apply_water_tendencies(int axis, const WaterInputs& in, const mesh::Field& 
   const int di = axis == 0, dj = along_y, dk = along_z, flux_rows_y = b.ny + dj;
   const double scale = dt / spacing;
   Kokkos::parallel_for(
-      "atmosphere::apply_water_tendencies", Kokkos::RangePolicy<>(0, b.nz * b.ny * b.nx), KOKKOS_LAMBDA(const int n) {
+      "atmosphere::apply_water_tendencies", parallel::FlatPolicy(0, b.nz * b.ny * b.nx), KOKKOS_LAMBDA(const int n) {
         const int i = n % b.nx, row = n / b.nx;
         const int k = Dims == 2 ? row : row / b.ny, j = Dims == 2 ? 0 : row % b.ny;
         const int lower = Dims == 2 ? k : k * flux_rows_y + j;
@@ -73,7 +75,7 @@ void water_wall_halos_across(int axis, const Block& b, const BackgroundView& cel
     if (!lower && !upper) return;
     const int cells_along = axis == 0 ? b.nx : b.ny, across = axis == 0 ? b.ny : b.nx;
     Kokkos::parallel_for(
-        "atmosphere::water_side_wall_halos", Kokkos::RangePolicy<>(0, b.nz * across), KOKKOS_LAMBDA(const int r) {
+        "atmosphere::water_side_wall_halos", parallel::FlatPolicy(0, b.nz * across), KOKKOS_LAMBDA(const int r) {
           const int k = h + r / across, t = h + r % across;
           for (int side = 0; side < 2; ++side) {
             if ((side == 0 && !lower) || (side == 1 && !upper)) continue;
@@ -91,7 +93,7 @@ void water_wall_halos_across(int axis, const Block& b, const BackgroundView& cel
   if (!b.ground && !b.lid) return;
   const int width = b.nx + 2 * h, columns = width * (Dims == 3 ? b.ny + 2 * h : 1);
   Kokkos::parallel_for(
-      "atmosphere::water_ground_and_lid_halos", Kokkos::RangePolicy<>(0, columns), KOKKOS_LAMBDA(const int n) {
+      "atmosphere::water_ground_and_lid_halos", parallel::FlatPolicy(0, columns), KOKKOS_LAMBDA(const int n) {
         const int i = n % width, j = n / width;
         for (int side = 0; side < 2; ++side) {
           if ((side == 0 && !b.ground) || (side == 1 && !b.lid)) continue;
@@ -110,7 +112,7 @@ template <int Dims>
 void moist_physics(const Block& b, const BackgroundView& cells, const mesh::Field& air, const mesh::Field& water,
                    const mesh::Field& last_pressure, double dt, bool adjustment, double tolerance) {
   Kokkos::parallel_for(
-      "atmosphere::moist_physics", Kokkos::RangePolicy<>(0, b.nz * b.ny * b.nx), KOKKOS_LAMBDA(const int n) {
+      "atmosphere::moist_physics", parallel::FlatPolicy(0, b.nz * b.ny * b.nx), KOKKOS_LAMBDA(const int n) {
         const int i = b.h + n % b.nx, row = n / b.nx;
         const int k = b.h + (Dims == 2 ? row : row / b.ny), j = b.h + (Dims == 2 ? 0 : row % b.ny);
         const BackgroundPoint cell = cells(k);
@@ -131,7 +133,7 @@ void moist_physics(const Block& b, const BackgroundView& cells, const mesh::Fiel
 template <int Dims>
 void record_pressure(const Block& b, const BackgroundView& cells, const mesh::Field& air, const mesh::Field& last_pressure) {
   Kokkos::parallel_for(
-      "atmosphere::record_pressure", Kokkos::RangePolicy<>(0, b.nz * b.ny * b.nx), KOKKOS_LAMBDA(const int n) {
+      "atmosphere::record_pressure", parallel::FlatPolicy(0, b.nz * b.ny * b.nx), KOKKOS_LAMBDA(const int n) {
         const int i = b.h + n % b.nx, row = n / b.nx;
         const int k = b.h + (Dims == 2 ? row : row / b.ny), j = b.h + (Dims == 2 ? 0 : row % b.ny);
         at<Dims>(last_pressure, 0, k, j, i) = cell_pressure(at<Dims>(air, rho_theta, k, j, i), cells(k));

@@ -4,6 +4,7 @@
 
 #include "mesh/reductions.hpp"
 #include "parallel/copies.hpp"
+#include "parallel/fill.hpp"
 #include "parallel/sums.hpp"
 
 namespace meridian::cfd {

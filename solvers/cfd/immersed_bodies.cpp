@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "parallel/copies.hpp"
+#include "parallel/launch_policy.hpp"
 #include "solvers/common/kokkos_math.hpp"
 
 namespace meridian::cfd {
@@ -299,7 +300,7 @@ double targets_and_force(double* u, const FaceIndices& faces, const FaceIndices&
                          long end) {
   double sum = 0;
   Kokkos::parallel_reduce(
-      "ibm::targets_and_force", Kokkos::RangePolicy<>(begin, end),
+      "ibm::targets_and_force", parallel::FlatPolicy(begin, end),
       KOKKOS_LAMBDA(const long n, double& partial) {
         const double target = weights(n) * u[neighbours(n)] + far_weights(n) * u[far_neighbours(n)];
         targets(n) = target;
@@ -313,14 +314,14 @@ double targets_and_force(double* u, const FaceIndices& faces, const FaceIndices&
 double projection_change(double* u, const FaceIndices& faces, const Kokkos::View<double*>& targets, long begin, long end) {
   double sum = 0;
   Kokkos::parallel_reduce(
-      "ibm::projection_force", Kokkos::RangePolicy<>(begin, end),
+      "ibm::projection_force", parallel::FlatPolicy(begin, end),
       KOKKOS_LAMBDA(const long n, double& partial) { partial += targets(n) - u[faces(n)]; }, sum);
   return sum;
 }
 
 void impose_targets(double* u, const FaceIndices& faces, const Kokkos::View<double*>& targets) {
   Kokkos::parallel_for(
-      "ibm::impose", Kokkos::RangePolicy<>(0, static_cast<long>(targets.extent(0))),
+      "ibm::impose", parallel::FlatPolicy(0, static_cast<long>(targets.extent(0))),
       KOKKOS_LAMBDA(const long n) { u[faces(n)] = targets(n); });
 }
 
@@ -450,7 +451,7 @@ void ImmersedBodies::mark(const mesh::Field& field, double value) const {
   double* const u = field.data();
   const FaceIndices faces = faces_;
   Kokkos::parallel_for(
-      "ibm::mark", Kokkos::RangePolicy<>(0, static_cast<long>(faces.extent(0))), KOKKOS_LAMBDA(const long n) { u[faces(n)] = value; });
+      "ibm::mark", parallel::FlatPolicy(0, static_cast<long>(faces.extent(0))), KOKKOS_LAMBDA(const long n) { u[faces(n)] = value; });
 }
 
 void ImmersedBodies::account_projection(const mesh::Field& velocity, double dt) {

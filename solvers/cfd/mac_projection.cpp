@@ -8,6 +8,8 @@
 #include "mesh/reductions.hpp"
 #include "mesh/timers.hpp"
 #include "parallel/copies.hpp"
+#include "parallel/fill.hpp"
+#include "parallel/launch_policy.hpp"
 #include "solvers/common/kokkos_math.hpp"
 
 namespace meridian::cfd {
@@ -145,7 +147,7 @@ void balance_source_cells(const sparse::Vector& rhs, const mesh::Field& fluid, c
                           MPI_Comm comm) {
   double local = 0;
   Kokkos::parallel_reduce(
-      "mac::net_source", Kokkos::RangePolicy<>(0, static_cast<int>(rhs.extent(0))),
+      "mac::net_source", parallel::FlatPolicy(0, static_cast<long>(rhs.extent(0))),
       KOKKOS_LAMBDA(const int n, double& sum) { sum += rhs(n); }, local);
   const double value = -mesh::global_sum(local, comm) / source_cells;
   parallel::for_each(
@@ -212,7 +214,7 @@ MacGrid grid_of(const mesh::Decomposition& d, const MacSettings& s) {
 double sum_of(const sparse::Vector& v) {
   double sum = 0;
   Kokkos::parallel_reduce(
-      "mac::sum", Kokkos::RangePolicy<>(0, v.extent(0)), KOKKOS_LAMBDA(const long n, double& s) { s += v(n); }, sum);
+      "mac::sum", parallel::FlatPolicy(0, v.extent(0)), KOKKOS_LAMBDA(const long n, double& s) { s += v(n); }, sum);
   return sum;
 }
 
@@ -422,7 +424,7 @@ void MacProjection::measure_poisson_residual() {
   // With no face holding p the solve removes b's mean first, as CG does: the residual is of that b.
   const double mean = poisson_->singular() ? mesh::global_sum(sum_of(rhs), decomp_.comm()) / poisson_->global_rows() : 0.0;
   double squares[2] = {0, 0};
-  const auto all = Kokkos::RangePolicy<>(0, poisson_->rows());
+  const auto all = parallel::FlatPolicy(0, poisson_->rows());
   Kokkos::parallel_reduce(
       "mac::residual_norm", all,
       KOKKOS_LAMBDA(const int n, double& r2) { r2 += (rhs(n) - mean - product(n)) * (rhs(n) - mean - product(n)); },
@@ -440,7 +442,7 @@ double MacProjection::max_poisson_residual() const {
   const sparse::Vector rhs = rhs_;
   double local = 0;
   Kokkos::parallel_reduce(
-      "mac::max_poisson_residual", Kokkos::RangePolicy<>(0, poisson_->rows()),
+      "mac::max_poisson_residual", parallel::FlatPolicy(0, poisson_->rows()),
       KOKKOS_LAMBDA(const int n, double& m) {
         const double r = km::fabs(rhs(n) - product(n));
         m = r > m ? r : m;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "parallel/copies.hpp"
+#include "parallel/launch_policy.hpp"
 
 namespace meridian::cfd {
 
@@ -36,7 +37,7 @@ void sample_sums(const mesh::Field& p, const mesh::Field& fluid, const Kokkos::V
                  const Kokkos::View<double* [3]>& weights, const Kokkos::View<int*>& mine,
                  const Kokkos::View<double* [2]>& sums, int dims) {
   Kokkos::parallel_for(
-      "mac::pressure_probes", Kokkos::RangePolicy<>(0, static_cast<long>(sums.extent(0))), KOKKOS_LAMBDA(const long n) {
+      "mac::pressure_probes", parallel::FlatPolicy(0, static_cast<long>(sums.extent(0))), KOKKOS_LAMBDA(const long n) {
         double pw = 0, w_total = 0;
         if (mine(n))
           for (int vertex = 0; vertex < (1 << dims); ++vertex) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "parallel/copies.hpp"
+#include "parallel/fill.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/kokkos_math.hpp"
 #include "solvers/common/sparse/multigrid.hpp"

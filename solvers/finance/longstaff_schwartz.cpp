@@ -6,6 +6,7 @@
 #include <string>
 
 #include "parallel/copies.hpp"
+#include "parallel/launch_policy.hpp"
 #include "parallel/team_shape.hpp"
 #include "solvers/common/random/philox.hpp"
 #include "solvers/finance/least_squares.hpp"
@@ -63,7 +64,7 @@ std::vector<double> ordered_sums(const Terms& terms, int count, const BlockPlan&
   const Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::MemoryUnmanaged> block_sums(scratch.blocks.data(), plan.mine,
                                                                                       count);
   Kokkos::parallel_for(
-      "lsm::chunk_sums", Kokkos::RangePolicy<>(0, plan.mine * chunks_per_block), KOKKOS_LAMBDA(const long c) {
+      "lsm::chunk_sums", parallel::FlatPolicy(0, plan.mine * chunks_per_block), KOKKOS_LAMBDA(const long c) {
         double sums[max_normal_sums] = {};
         const long block = c / chunks_per_block, first = block * block_size + (c % chunks_per_block) * chunk;
         const long last = min_of(first + chunk, (block + 1) * block_size);
@@ -71,7 +72,7 @@ std::vector<double> ordered_sums(const Terms& terms, int count, const BlockPlan&
         for (int k = 0; k < count; ++k) chunk_sums(c, k) = sums[k];
       });
   Kokkos::parallel_for(
-      "lsm::block_sums", Kokkos::RangePolicy<>(0, plan.mine * count), KOKKOS_LAMBDA(const long n) {
+      "lsm::block_sums", parallel::FlatPolicy(0, plan.mine * count), KOKKOS_LAMBDA(const long n) {
         const long block = n / count;
         const int k = static_cast<int>(n % count);
         double sum = 0;
@@ -176,7 +177,7 @@ struct CashMoments {
 void exercise_and_discount(const ExerciseRule& rule, const Prices& prices, const Kokkos::View<double*>& cash, int date,
                            double discount) {
   Kokkos::parallel_for(
-      "lsm::exercise", Kokkos::RangePolicy<>(0, cash.extent(0)), KOKKOS_LAMBDA(const long path) {
+      "lsm::exercise", parallel::FlatPolicy(0, cash.extent(0)), KOKKOS_LAMBDA(const long path) {
         const DatePrices at(prices, date, path, rule.assets);
         const double value = rule.value(at.value);
         double phi[max_basis_functions];
@@ -293,7 +294,7 @@ Calibration calibrate(const PricerSettings& s, ExerciseRule rule, long paths, MP
     const int last = rule.dates - 1;
     const double back = discount[static_cast<std::size_t>(last)];
     Kokkos::parallel_for(
-        "lsm::maturity", Kokkos::RangePolicy<>(0, cash.extent(0)), KOKKOS_LAMBDA(const long path) {
+        "lsm::maturity", parallel::FlatPolicy(0, cash.extent(0)), KOKKOS_LAMBDA(const long path) {
           cash(path) = back * r.value(DatePrices(prices, last, path, r.assets).value);
         });
   }

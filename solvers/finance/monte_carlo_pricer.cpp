@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "parallel/copies.hpp"
+#include "parallel/launch_policy.hpp"
 #include "solvers/common/memory_budget.hpp"
 #include "solvers/common/step_progress.hpp"
 #include "solvers/common/stop_request.hpp"
@@ -170,7 +171,7 @@ void block_moments(const SampleValues& values, const MonteCarloPricer::ChunkSums
   const int products = static_cast<int>(values.extent(1));
   const long per_block = (block_size + chunk - 1) / chunk;
   Kokkos::parallel_for(
-      "finance::chunk_moments", Kokkos::RangePolicy<>(0, blocks * per_block * products), KOKKOS_LAMBDA(const long n) {
+      "finance::chunk_moments", parallel::FlatPolicy(0, blocks * per_block * products), KOKKOS_LAMBDA(const long n) {
         const int p = static_cast<int>(n % products);
         const long c = (n / products) % per_block, b = n / (products * per_block);
         const long first = b * block_size + c * chunk, count = min_of(static_cast<long>(chunk), block_size - c * chunk);
@@ -187,7 +188,7 @@ void block_moments(const SampleValues& values, const MonteCarloPricer::ChunkSums
         for (int k = 0; k < moments; ++k) chunks(b * per_block + c, p, k) = m[k];
       });
   Kokkos::parallel_for(
-      "finance::block_moments", Kokkos::RangePolicy<>(0, blocks * products), KOKKOS_LAMBDA(const long n) {
+      "finance::block_moments", parallel::FlatPolicy(0, blocks * products), KOKKOS_LAMBDA(const long n) {
         const int p = static_cast<int>(n % products);
         const long b = n / products;
         double total[moments] = {}, next[moments];

@@ -7,6 +7,7 @@
 #include "mesh/timers.hpp"
 #include "parallel/device_memory.hpp"
 #include "parallel/fence.hpp"
+#include "parallel/launch_policy.hpp"
 
 namespace meridian::direct_poisson {
 
@@ -57,7 +58,7 @@ Box mesh_block(const mesh::Decomposition& decomp) {
 // Every value transformed along all three axes: times `scale`, divided by its eigenvalue plus `shift`; the zero
 // mode of the singular operator (the mean: the solution's is zero) becomes 0.
 void divide(const Kokkos::View<double*>& values, const Kokkos::View<double*>& eigenvalues, double shift, double scale) {
-  Kokkos::parallel_for("direct_poisson::divide", Kokkos::RangePolicy<>(0, static_cast<long>(values.extent(0))),
+  Kokkos::parallel_for("direct_poisson::divide", parallel::FlatPolicy(0, static_cast<long>(values.extent(0))),
                        KOKKOS_LAMBDA(const long n) {
                          const double lambda = eigenvalues(n) + shift;
                          values(n) = lambda > 0 ? scale * values(n) / lambda : 0.0;

@@ -169,7 +169,7 @@ void store_diagonals(const Kokkos::View<double*>& work, const Kokkos::View<doubl
 // Before cuSPARSE's solve: the pinned column's right-hand side mean-free, its last value 0 (the row p = 0).
 void prepare_pinned(const Kokkos::View<double*>& values, long n, long modes, long pinned) {
   double* d = values.data();
-  Kokkos::parallel_for("direct_poisson::prepare_pinned", Kokkos::RangePolicy<>(0, 1), KOKKOS_LAMBDA(const long) {
+  Kokkos::parallel_for("direct_poisson::prepare_pinned", parallel::FlatPolicy(0, 1), KOKKOS_LAMBDA(const long) {
     remove_column_mean<rows_ahead<1>>(d + pinned, n, modes);
     d[(n - 1) * modes + pinned] = 0;
   });
@@ -177,7 +177,7 @@ void prepare_pinned(const Kokkos::View<double*>& values, long n, long modes, lon
 
 void finish_pinned(const Kokkos::View<double*>& values, long n, long modes, long pinned) {
   double* d = values.data();
-  Kokkos::parallel_for("direct_poisson::finish_pinned", Kokkos::RangePolicy<>(0, 1),
+  Kokkos::parallel_for("direct_poisson::finish_pinned", parallel::FlatPolicy(0, 1),
                        KOKKOS_LAMBDA(const long) { remove_column_mean<rows_ahead<1>>(d + pinned, n, modes); });
 }
 #endif

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "mesh/reductions.hpp"
+#include "parallel/launch_policy.hpp"
 #include "parallel/sums.hpp"
 #include "solvers/common/sparse/multigrid.hpp"
 
@@ -26,7 +27,7 @@ namespace {
 double dot(const Vector& a, const Vector& b, MPI_Comm comm) {
   double local = 0;
   Kokkos::parallel_reduce(
-      "cg::dot", Kokkos::RangePolicy<>(0, a.extent(0)),
+      "cg::dot", parallel::FlatPolicy(0, a.extent(0)),
       KOKKOS_LAMBDA(const long i, double& sum) { sum += a(i) * b(i); }, local);
   return mesh::global_sum(local, comm);
 }
@@ -34,17 +35,17 @@ double dot(const Vector& a, const Vector& b, MPI_Comm comm) {
 void remove_mean(const Vector& v, long global_rows, MPI_Comm comm) {
   double local = 0;
   Kokkos::parallel_reduce(
-      "cg::sum", Kokkos::RangePolicy<>(0, v.extent(0)), KOKKOS_LAMBDA(const long i, double& sum) { sum += v(i); },
+      "cg::sum", parallel::FlatPolicy(0, v.extent(0)), KOKKOS_LAMBDA(const long i, double& sum) { sum += v(i); },
       local);
   const double mean = mesh::global_sum(local, comm) / static_cast<double>(global_rows);
-  Kokkos::parallel_for("cg::remove_mean", Kokkos::RangePolicy<>(0, v.extent(0)), KOKKOS_LAMBDA(const long i) { v(i) -= mean; });
+  Kokkos::parallel_for("cg::remove_mean", parallel::FlatPolicy(0, v.extent(0)), KOKKOS_LAMBDA(const long i) { v(i) -= mean; });
 }
 
 // {r . r, r . u, w . u} summed over the ranks, in one reduction.
 parallel::Sums<3> dots(const Vector& r, const Vector& u, const Vector& w, MPI_Comm comm) {
   parallel::Sums<3> local;
   Kokkos::parallel_reduce(
-      "cg::dots", Kokkos::RangePolicy<>(0, r.extent(0)),
+      "cg::dots", parallel::FlatPolicy(0, r.extent(0)),
       KOKKOS_LAMBDA(const long i, parallel::Sums<3>& sums) {
         sums.value[0] += r(i) * r(i);
         sums.value[1] += r(i) * u(i);
@@ -59,7 +60,7 @@ parallel::Sums<3> dots(const Vector& r, const Vector& u, const Vector& w, MPI_Co
 void advance(const Vector& x, const Vector& r, const Vector& u, const Vector& w, const Vector& p, const Vector& s,
              double alpha, double beta) {
   Kokkos::parallel_for(
-      "cg::advance", Kokkos::RangePolicy<>(0, x.extent(0)), KOKKOS_LAMBDA(const long i) {
+      "cg::advance", parallel::FlatPolicy(0, x.extent(0)), KOKKOS_LAMBDA(const long i) {
         const double direction = u(i) + beta * p(i), image = w(i) + beta * s(i);
         p(i) = direction;
         s(i) = image;
@@ -79,7 +80,7 @@ SolveResult ConjugateGradient::solve(const Vector& b, const Vector& x, const Sol
   const Vector diagonal = op_.diagonal();
   const long n = op_.rows();
   const MPI_Comm comm = op_.comm();
-  const auto all = Kokkos::RangePolicy<>(0, n);
+  const auto all = parallel::FlatPolicy(0, n);
   op_.apply(x, w);
   Kokkos::parallel_for("cg::residual", all, KOKKOS_LAMBDA(const long i) { r(i) = b(i) - w(i); });
   if (op_.singular()) remove_mean(r, op_.global_rows(), comm);

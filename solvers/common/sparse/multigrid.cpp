@@ -85,7 +85,7 @@ double jacobi_weight(int dimensions) { return dimensions == 3 ? 6.0 / 7.0 : 0.8;
 Vector relaxation_of(const PoissonOperator& op, double weight) {
   const Vector diagonal = op.diagonal(), relaxation("mg::relaxation", op.rows());
   Kokkos::parallel_for(
-      "mg::relaxation", Kokkos::RangePolicy<>(0, op.rows()), KOKKOS_LAMBDA(const int i) { relaxation(i) = weight / diagonal(i); });
+      "mg::relaxation", parallel::FlatPolicy(0, op.rows()), KOKKOS_LAMBDA(const int i) { relaxation(i) = weight / diagonal(i); });
   return relaxation;
 }
 
@@ -95,7 +95,7 @@ void smooth_from_zero(PoissonOperator& op, const Vector& relaxation, const Vecto
   const Vector operand = op.operand();
   const Kokkos::View<const int*> own = op.own();
   Kokkos::parallel_for(
-      "mg::jacobi_from_zero", Kokkos::RangePolicy<>(0, op.rows()), KOKKOS_LAMBDA(const int i) {
+      "mg::jacobi_from_zero", parallel::FlatPolicy(0, op.rows()), KOKKOS_LAMBDA(const int i) {
         const double value = relaxation(i) * b(i);
         x(i) = value;
         operand(own(i)) = value;
@@ -108,7 +108,7 @@ void smooth(PoissonOperator& op, const Vector& relaxation, const Vector& b, cons
   const SparseMatrix::Rows a = op.rows_view();
   const Kokkos::View<const double*> operand = op.operand();
   Kokkos::parallel_for(
-      "mg::jacobi", Kokkos::RangePolicy<>(0, op.rows()),
+      "mg::jacobi", parallel::FlatPolicy(0, op.rows()),
       KOKKOS_LAMBDA(const int i) { x(i) += relaxation(i) * (b(i) - a.product(i, operand)); });
 }
 
@@ -119,7 +119,7 @@ void residual(PoissonOperator& op, const Vector& b, const Vector& r) {
   const SparseMatrix::Rows a = op.rows_view();
   const Kokkos::View<const double*> operand = op.operand();
   Kokkos::parallel_for(
-      "mg::residual", Kokkos::RangePolicy<>(0, op.rows()), KOKKOS_LAMBDA(const int i) { r(i) = b(i) - a.product(i, operand); });
+      "mg::residual", parallel::FlatPolicy(0, op.rows()), KOKKOS_LAMBDA(const int i) { r(i) = b(i) - a.product(i, operand); });
 }
 
 // Coarse cell (i, j, k) averages fine cells (2i + a, 2j + b, 2k + c); `three_d` says whether z halves. Apart from

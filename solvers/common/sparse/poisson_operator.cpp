@@ -105,7 +105,7 @@ void PoissonOperator::load(const Vector& x) {
   const Vector operand = operand_;
   const Kokkos::View<const int*> own = own_;
   Kokkos::parallel_for(
-      "sparse::load_operand", Kokkos::RangePolicy<>(0, rows()), KOKKOS_LAMBDA(const int r) { operand(own(r)) = x(r); });
+      "sparse::load_operand", parallel::FlatPolicy(0, rows()), KOKKOS_LAMBDA(const int r) { operand(own(r)) = x(r); });
   exchange_operand();
 }
 

@@ -2,6 +2,7 @@
 #include "solvers/common/sparse/sparse_matrix.hpp"
 
 #include "parallel/launch_counts.hpp"
+#include "parallel/launch_policy.hpp"
 
 namespace meridian::sparse {
 
@@ -14,7 +15,7 @@ void SparseMatrix::multiply(const Vector& x, const Vector& y) const {
   const Rows a = row_view();
   const Kokkos::View<const double*> operand = x;
   Kokkos::parallel_for(
-      "sparse::multiply", Kokkos::RangePolicy<>(0, rows_), KOKKOS_LAMBDA(const int r) { y(r) = a.product(r, operand); });
+      "sparse::multiply", parallel::FlatPolicy(0, rows_), KOKKOS_LAMBDA(const int r) { y(r) = a.product(r, operand); });
 }
 
 }  // namespace meridian::sparse
