@@ -430,13 +430,14 @@ void Run::restore_checkpoint(const std::string& path) {
 }
 
 void Run::print_progress(double dt, double step_seconds, bool shortened) {
+  const std::vector<solvers::Scalar> values = solver_->progress(dt);  // on every rank: it may reduce
   if (rank_ != 0) return;
   last_progress_line_ = Clock::now();
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
   std::ostringstream line;
   line << "step " << std::setw(7) << state_.step << "  t = " << std::scientific << std::setprecision(6) << state_.time
        << "  dt = " << std::setprecision(3) << dt;
-  for (const auto& p : solver_->progress(dt)) line << "  " << p.name << " = " << std::defaultfloat << std::setprecision(6) << p.value;
+  for (const auto& p : values) line << "  " << p.name << " = " << std::defaultfloat << std::setprecision(6) << p.value;
   if (shortened) line << " (step shortened to land on t = " << std::defaultfloat << std::setprecision(9) << state_.time << ")";
   const double advanced = state_.time - start_time_;
   const double rate = advanced > 0 ? elapsed / advanced : 0;  // wall seconds per unit of simulated time

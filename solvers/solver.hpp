@@ -41,8 +41,9 @@ class Solver {
   // The same columns for a record between output times, where a solver may put NaN in place of what
   // is costly to compute (advection's error norms evaluate the exact solution at 9 points a cell).
   virtual std::vector<Scalar> diagnostics_between_outputs(double time) { return diagnostics(time); }
-  // A few numbers for the progress line, e.g. the Courant number of the last step. The driver asks rank 0
-  // alone: nothing here may communicate.
+  // A few numbers for the progress line, e.g. the Courant number of the last step. The driver asks every
+  // rank at the same steps and prints rank 0's, so this may reduce over ranks (what a step does not need,
+  // such as the Courant number of a fixed dt, is computed here, every progress line, not every step).
   virtual std::vector<Scalar> progress(double dt) const = 0;
   // The solver's own end condition (e.g. a target standard error); the driver also stops at end_time.
   virtual bool finished() const { return false; }

@@ -14,6 +14,7 @@
 
 #include "atmosphere_for_tests.hpp"
 #include "mesh/reductions.hpp"
+#include "parallel/launch_counts.hpp"
 #include "solvers/atmosphere/atmosphere_solver.hpp"
 
 using namespace meridian;
@@ -170,6 +171,34 @@ TEST(Atmosphere, CourantLimitIsTheSweepsVonNeumannLimit) {
   }
   EXPECT_NEAR(atmosphere::acoustic_courant_limit(0.0, true), std::sqrt(3.0) / response, 2e-3);
   EXPECT_NEAR(atmosphere::acoustic_courant_limit(0.05, true), 1.179, 2e-3);
+}
+
+// A fixed dt takes no reduction in the step (the signal rate is 8% of the step and only the progress line
+// reads it); the progress line then computes the rate itself, the same Courant number a Courant-chosen
+// step reports for that dt on the same state, and it tracks the state as it moves.
+TEST(Atmosphere, FixedStepLeavesTheSignalRateToTheProgressLine) {
+  const auto courant = [](const atmosphere::AtmosphereSolver& s, double dt) {
+    for (const auto& p : s.progress(dt))
+      if (p.name == "courant") return p.value;
+    return -1.0;
+  };
+  auto adaptive = build({"atmosphere.case=thermal", "mesh.nx=40", "mesh.nz=20"});
+  auto fixed = build({"atmosphere.case=thermal", "mesh.nx=40", "mesh.nz=20", "atmosphere.dt=1.5"});
+  auto before = parallel::launch_counts();
+  EXPECT_EQ(fixed->stable_dt(0), 1.5);
+  const auto fixed_counts = parallel::launch_counts() - before;
+  EXPECT_EQ(fixed_counts.kernels, 0);
+  EXPECT_EQ(fixed_counts.reductions, 0);
+  before = parallel::launch_counts();
+  const double dt = adaptive->stable_dt(0);
+  EXPECT_GE((parallel::launch_counts() - before).reductions, 1);
+  EXPECT_NEAR(courant(*adaptive, dt), 1.0, 1e-14);  // the deck's courant
+  EXPECT_NEAR(courant(*fixed, 1.5), courant(*adaptive, 1.5), 1e-14);
+  const double initial = courant(*fixed, 1.5);
+  run(*fixed, 0, 100);
+  const double later = courant(*fixed, 1.5);
+  EXPECT_GT(std::abs(later - initial), 1e-6) << "the progress line's Courant number follows the state";
+  EXPECT_LT(later, 2 * initial);
 }
 
 // The pressure perturbation's binomial series near the background (|rt'/rt| <= 1/8) and expm1(gamma

@@ -66,6 +66,8 @@ class AtmosphereSolver final : public solvers::Solver {
   void stage(int axis, const mesh::Field& initial, const mesh::Field& forcing, const mesh::Field& out, double dt);
   void tendencies(int axis, const mesh::Field& initial, const mesh::Field& forcing, const mesh::Field& out, double dt);
   void unsplit_step(double dt);
+  // Max over cells and axes of (|u_axis| + c) / spacing (unsplit: summed), over all ranks.
+  double signal_rate() const;
   void fill_halos_across(const mesh::Field& field, int axis);
   void fill_halos(const mesh::Field& field);
   void set_initial_state();
@@ -100,7 +102,7 @@ class AtmosphereSolver final : public solvers::Solver {
   mesh::Field::HostMirror q_host_;
   bool x_first_ = true;     // the next step sweeps x to z (else z to x)
   double background_mass_ = 0, background_energy_ = 0;  // kg and J (2-D: per metre along y)
-  double last_rate_ = 0;    // max over cells and axes of (|u_axis| + c) / spacing (unsplit: summed), from stable_dt
+  double last_rate_ = 0;    // signal_rate() at the last step's start; set only where dt follows it
   std::vector<io::HostDataset> output_, staged_state_;
 };
 
