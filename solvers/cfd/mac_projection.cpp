@@ -218,15 +218,6 @@ double sum_of(const sparse::Vector& v) {
   return sum;
 }
 
-bool uses_direct_solver(const mesh::Decomposition& d, PressureSolver choice) {
-  if (choice != PressureSolver::automatic) return choice == PressureSolver::direct;
-  try {
-    direct_poisson::DirectPoisson::check_layout(d);
-    return true;
-  } catch (const mesh::DecompositionError&) {
-    return false;
-  }
-}
 
 // The Crank-Nicolson step's direct solver, or none where a component's pencils do not fit the ranks (CG then).
 std::unique_ptr<ViscousDirect> direct_viscous_step(const mesh::Decomposition& d, const MacBoundaries& boundaries) {
@@ -252,6 +243,16 @@ sparse::PoissonProblem poisson_problem(const MacGrid& g, const MacSettings& s) {
 
 }  // namespace
 
+bool uses_direct_solver(const mesh::Decomposition& d, PressureSolver choice) {
+  if (choice != PressureSolver::automatic) return choice == PressureSolver::direct;
+  try {
+    direct_poisson::DirectPoisson::check_layout(d);
+    return true;
+  } catch (const mesh::DecompositionError&) {
+    return false;
+  }
+}
+
 MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& settings, MPI_Comm comm)
     : settings_(settings), decomp_(comm, checked(grid)), boundaries_(decomp_, grid_of(decomp_, settings), settings.boundaries),
       scalar_exchange_(decomp_, 1), velocity_(mesh::make_field(decomp_, grid.dimensions, "mac::velocity")),
@@ -260,10 +261,8 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
       increment_(mesh::make_field(decomp_, grid.dimensions, "mac::increment")),
       pressure_(mesh::make_field(decomp_, 1, "mac::pressure")), correction_(mesh::make_field(decomp_, 1, "mac::phi")),
       fluid_(mesh::make_field(decomp_, 1, "mac::fluid")) {
-  if (settings.viscous == ViscousScheme::crank_nicolson) {
-    viscous_ = mesh::make_field(decomp_, grid.dimensions, "mac::viscous");
-    crank_nicolson_ = std::make_unique<CrankNicolson>(decomp_, boundaries_);
-  }
+  const bool cn = settings.viscous == ViscousScheme::crank_nicolson;
+  if (cn) viscous_ = mesh::make_field(decomp_, grid.dimensions, "mac::viscous");
   parallel::fill(fluid_, 1.0);
   if (!settings.bodies.empty()) {
     const MacGrid& g = boundaries_.grid();
@@ -279,18 +278,21 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
     scalar_exchange_.exchange(fluid_);
     body_cells_ = mesh::global_sum(std::accumulate(mask.begin(), mask.end(), 0.0), decomp_.comm());
   }
-  if (bodies_ && crank_nicolson_) {
-    start_ = mesh::make_field(decomp_, grid.dimensions, "mac::start");
-    bodies_->mark(crank_nicolson_->free_faces(), 0.0);
-  }
   if (settings.advection == AdvectionScheme::central4) fourth_order_ = fourth_order_cells(decomp_, boundaries_.grid(), bodies_.get());
   problem_ = poisson_problem(boundaries_.grid(), settings);
   poisson_ = std::make_unique<sparse::PoissonOperator>(decomp_, problem_);
   if (uses_direct_solver(decomp_, settings.pressure_solver)) {
     direct_ = std::make_unique<direct_poisson::DirectPoisson>(decomp_, problem_);
-    if (crank_nicolson_ && !bodies_) viscous_direct_ = direct_viscous_step(decomp_, boundaries_);
+    if (cn && !bodies_) viscous_direct_ = direct_viscous_step(decomp_, boundaries_);
   } else
     cg_ = std::make_unique<sparse::ConjugateGradient>(*poisson_, decomp_, problem_, settings.preconditioner);
+  // CG's six vector fields only where the direct solver does not take the Crank-Nicolson step (a third of a
+  // 3-D cavity's memory).
+  if (cn && !viscous_direct_) crank_nicolson_ = std::make_unique<CrankNicolson>(decomp_, boundaries_);
+  if (bodies_ && cn) {
+    start_ = mesh::make_field(decomp_, grid.dimensions, "mac::start");
+    bodies_->mark(crank_nicolson_->free_faces(), 0.0);
+  }
   rhs_ = sparse::Vector("mac::rhs", poisson_->rows());
   phi_ = sparse::Vector("mac::phi_rows", poisson_->rows());
 }

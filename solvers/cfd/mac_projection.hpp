@@ -35,6 +35,8 @@ enum class ViscousScheme { explicit_ab2, crank_nicolson };
 // How the pressure Poisson equation is solved: automatic takes the direct solver wherever its pencils fit the
 // ranks (every grid is uniform per axis with per-axis face conditions, so its operator is separable), else CG.
 enum class PressureSolver { automatic, direct, krylov };
+// Whether `choice` takes the direct solver on `decomp`.
+bool uses_direct_solver(const mesh::Decomposition& decomp, PressureSolver choice);
 
 struct MacSettings {
   std::array<double, 3> length{1, 1, 1};  // of the domain along each axis
