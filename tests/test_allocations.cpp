@@ -3,6 +3,8 @@
 // disk, the test counts Kokkos allocations (a Kokkos Tools callback), host operator new (replaced
 // in this binary), and the FFT backends' plans and work buffers; the two windows must agree, so a
 // step allocates nothing, and Kokkos must allocate nothing at all once the solver is built.
+// The same callbacks hold the Kokkos memory a projection run holds at most against the estimate its deck is
+// checked with.
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
@@ -23,6 +25,7 @@
 #include "deck_for_tests.hpp"
 #include "io/checkpoint.hpp"
 #include "io/file_stamp.hpp"
+#include "solvers/cfd/projection_solver.hpp"
 #include "solvers/common/fft/local_fft.hpp"
 
 namespace {
@@ -38,10 +41,18 @@ std::atomic<long> first_named{0};  // the count at which naming starts
 // Allocations of no bytes hold no memory and are not counted: Kokkos 4's CUDA backend reports one for every
 // TeamPolicy launch that asks for no scratch (CudaInternal::resize_team_scratch_space allocates its empty pool
 // again while the pool's size stays 0; cudaMalloc of 0 bytes allocates nothing).
+std::atomic<std::int64_t> kokkos_live_bytes{0}, kokkos_peak_bytes{0};  // held now, and the most since reset
+
 void count_kokkos_allocation(const Kokkos::Profiling::SpaceHandle, const char* label, const void*, std::uint64_t bytes) {
   if (bytes == 0) return;
+  const std::int64_t live = kokkos_live_bytes += static_cast<std::int64_t>(bytes);
+  if (live > kokkos_peak_bytes.load()) kokkos_peak_bytes = live;
   const long n = kokkos_allocations++ - first_named.load();
   if (n >= 0 && n < named_allocations) std::snprintf(allocation_labels[n], label_length, "%s", label);
+}
+
+void count_kokkos_deallocation(const Kokkos::Profiling::SpaceHandle, const char*, const void*, std::uint64_t bytes) {
+  kokkos_live_bytes -= static_cast<std::int64_t>(bytes);
 }
 
 // The labels of the first `count` allocations since naming started (those kept), comma-separated.
@@ -205,8 +216,14 @@ void expect_no_allocation_in_steps(const std::string& kind, const std::vector<st
 
 class Allocations : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { Kokkos::Tools::Experimental::set_allocate_data_callback(count_kokkos_allocation); }
-  static void TearDownTestSuite() { Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr); }
+  static void SetUpTestSuite() {
+    Kokkos::Tools::Experimental::set_allocate_data_callback(count_kokkos_allocation);
+    Kokkos::Tools::Experimental::set_deallocate_data_callback(count_kokkos_deallocation);
+  }
+  static void TearDownTestSuite() {
+    Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+    Kokkos::Tools::Experimental::set_deallocate_data_callback(nullptr);
+  }
 };
 
 TEST_F(Allocations, NoneInsideAdvectionStepsWithFct) {
@@ -245,6 +262,47 @@ TEST_F(Allocations, NoneInsideMonteCarloSteps) {
                                                 "finance.steps=16", "finance.paths=10000000", "finance.block_size=512",
                                                 "finance.blocks_per_step=4", "finance.greeks=true"},
                                 3);
+}
+
+// The most Kokkos memory a projection run holds at once (building it, steps, diagnostics, an output file and a
+// checkpoint) against the deck's estimate (projection_bytes_per_rank, which validate() holds against the
+// memory there): at least what the run held, and at most half as much again (measured: 1-7% above), so that
+// a deck the machine can take is not refused.
+void expect_projection_estimate_covers(const std::vector<std::string>& settings) {
+  const auto deck = deck_of("cfd_projection", settings);
+  const double estimate = static_cast<double>(meridian::cfd::projection_bytes_per_rank(deck, MPI_COMM_WORLD));
+  const std::int64_t before = kokkos_live_bytes.load();
+  kokkos_peak_bytes = before;
+  {
+    Window window("cfd_projection", settings);
+    window.run(2);
+  }
+  const double held = static_cast<double>(kokkos_peak_bytes.load() - before);
+  std::string deck_settings;
+  for (const auto& x : settings) deck_settings += " " + x;
+  EXPECT_GE(estimate, held) << deck_settings;
+  EXPECT_LE(estimate, 1.5 * held) << deck_settings;
+}
+
+// The shipped decks' kinds: 3-D and 2-D boxes with the direct or the Krylov pressure solve, Crank-Nicolson
+// or explicit viscosity, the fourth-order advection, and a cylinder in a channel (Crank-Nicolson by CG).
+TEST_F(Allocations, ProjectionEstimateCoversWhatARunHolds) {
+  const std::vector<std::string> box = {"mesh.dimensions=3", "mesh.nx=24", "mesh.ny=20", "mesh.nz=16"};
+  const std::vector<std::string> plane = {"mesh.nx=96", "mesh.ny=80"};
+  const std::vector<std::string> cylinder = {
+      "mesh.nx=176", "mesh.ny=32", "mesh.boundary_x=\"open\"", "mesh.boundary_y=\"open\"",
+      "projection.domain=[2.2, 0.41, 1.0]", "projection.faces=[\"inflow\", \"outflow\", \"wall\", \"wall\"]",
+      "projection.inflow_velocity=0.3", "bodies.shapes=[\"circle\"]", "bodies.centres=[0.2, 0.2]", "bodies.sizes=[0.1]"};
+  const auto with = [](std::vector<std::string> settings, const std::string& more) {
+    settings.push_back(more);
+    return settings;
+  };
+  for (const auto& grid : {box, plane, cylinder}) {
+    expect_projection_estimate_covers(grid);
+    expect_projection_estimate_covers(with(grid, "projection.pressure_solver=\"krylov\""));
+    expect_projection_estimate_covers(with(grid, "projection.viscous_scheme=\"explicit\""));
+  }
+  expect_projection_estimate_covers(with(plane, "projection.advection_scheme=\"central4\""));
 }
 
 }  // namespace

@@ -6,9 +6,11 @@
 #include <stdexcept>
 
 #include "parallel/copies.hpp"
+#include "parallel/device_memory.hpp"
 #include "parallel/fill.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/kokkos_math.hpp"
+#include "solvers/common/memory_budget.hpp"
 #include "solvers/common/sparse/multigrid.hpp"
 
 namespace meridian::cfd {
@@ -225,10 +227,80 @@ ProjectionSettings settings_of(const io::Deck& deck) {
 
 }  // namespace
 
+namespace {
+
+// Doubles a DirectPoisson holds per value of the rank: its pencils (one on one rank, where every stage works in
+// place; three and the two message buffers on more), the eigenvalues, and on a GPU Makhoul's FFT arrays and
+// cuFFT's work areas (about four more).
+double direct_solver_doubles(int ranks) {
+  return (ranks > 1 ? 5.0 : 1.0) + 1.0 + (parallel::device_memory_is_host ? 0.0 : 4.0);
+}
+
+// Faces an immersed body may force: those of the cells in its box (1.5 times its size about its centre,
+// which holds a NACA section's 3/4 chord behind the quarter-chord point at any angle; along z the sphere's
+// the same, the extruded shapes' the whole depth), widened by three cells on each side for the forcing's band.
+double body_faces(const BodySpec& body, const mesh::Decomposition& d, const std::array<double, 3>& length) {
+  double faces = d.dimensions();
+  for (int a = 0; a < d.dimensions(); ++a) {
+    const double cells = static_cast<double>(d.global_cells(a));
+    const bool whole = a == 2 && body.shape != BodyShape::sphere;
+    faces *= whole ? cells : std::min(cells, 1.5 * body.size / (length[a] / cells) + 6);
+  }
+  return faces;
+}
+
+}  // namespace
+
+std::uint64_t projection_bytes_per_rank(const io::Deck& deck, MPI_Comm comm) {
+  const ProjectionSettings s = settings_of(deck);
+  const mesh::Decomposition d(comm, s.grid);
+  const int dims = s.grid.dimensions;
+  double owned = 1, with_halos = 1;
+  for (int a = 0; a < 3; ++a) {
+    owned *= static_cast<double>(d.local_cells(a));
+    with_halos *= static_cast<double>(d.local_cells(a) + 2 * d.halo(a));
+  }
+  const bool cn = s.mac.viscous == ViscousScheme::crank_nicolson, bodies = !s.mac.bodies.empty();
+  const bool direct = uses_direct_solver(d, s.mac.pressure_solver), viscous_direct = cn && !bodies && direct;
+  // Fields with halos, in components: velocity, tendency, previous tendency and increment; pressure, correction
+  // and fluid; Crank-Nicolson's viscous term, its CG's six vector fields where the direct solver does not take
+  // the step, and the start of the step with bodies; the fourth-order mask.
+  const double fields = 4.0 * dims + 3 + (cn ? dims : 0) + (cn && !viscous_direct ? 6.0 * dims : 0) +
+                        (cn && bodies ? dims : 0) + (s.mac.advection == AdvectionScheme::central4 ? 1 : 0);
+  // Per owned cell: the assembled operator (2 dims + 1 values, their 4-byte columns, offsets, row map,
+  // operand and diagonal); the right-hand side, solution and residual product; the pressure solver's (a
+  // direct solve's, or CG's five vectors and multigrid's levels: each a 2^dims-th of the one above, with a
+  // residual, relaxation, solution and right-hand side); the direct viscous step's per component (its solver,
+  // its right-hand side and solution).
+  const double operator_doubles = (2.0 * dims + 1) * 1.5 + 3;
+  const double coarser = s.mac.preconditioner == sparse::Preconditioner::multigrid ? 1.0 / ((1 << dims) - 1) : 0.0;
+  const double pressure = direct ? direct_solver_doubles(d.size()) : 5 + coarser * operator_doubles + (1 + coarser) * 4;
+  const double viscous = viscous_direct ? dims * (direct_solver_doubles(d.size()) + 2) : 0.0;
+  const double per_owned = operator_doubles + 3 + pressure + viscous;
+  // Halo exchange buffers: a send and a receive shell for a vector field and a scalar one.
+  const double shells = 2.0 * (dims + 1) * (with_halos - owned);
+  // The bodies' forced faces: an index, a neighbour and a far one, two weights and a target each.
+  double forced = 0;
+  for (const BodySpec& body : s.mac.bodies) forced += 6 * body_faces(body, d, s.mac.length);
+  const double doubles = fields * with_halos + per_owned * owned + shells + forced;
+  return doubles * sizeof(double) >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(doubles * sizeof(double));
+}
+
+namespace {
+
+// A deck error naming mesh.nx where the run does not fit the memory it has (collective).
+void require_projection_memory(const io::Deck& deck, MPI_Comm comm) {
+  solvers::require_memory(deck, "mesh", "nx", projection_bytes_per_rank(deck, comm),
+                          "the velocity and pressure fields and the pressure and viscous solvers", comm);
+}
+
+}  // namespace
+
 void validate_projection(const io::Deck& deck, MPI_Comm comm) {
   const ProjectionSettings s = settings_of(deck);
   try {
     const mesh::Decomposition d(comm, s.grid);
+    require_projection_memory(deck, comm);
     if (s.mac.pressure_solver == PressureSolver::direct) {
       try {
         direct_poisson::DirectPoisson::check_layout(d);
@@ -253,6 +325,7 @@ void validate_projection(const io::Deck& deck, MPI_Comm comm) {
 std::unique_ptr<solvers::Solver> build_projection(const io::Deck& deck, MPI_Comm comm) {
   const ProjectionSettings s = settings_of(deck);
   try {
+    require_projection_memory(deck, comm);
     return std::make_unique<ProjectionSolver>(s, comm);
   } catch (const mesh::DecompositionError& e) {
     deck.fail("mesh", e.key(), e.what());

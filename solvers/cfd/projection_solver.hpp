@@ -2,6 +2,7 @@
 // The `cfd_projection` solver kind: the deck, the driver's Solver interface, output and checkpoints
 // around the MAC projection core (mac_projection.hpp): 2-D and 3-D boxes with walls (a moving lid), free
 // slip, inflow, outflow or periodic faces (the lid-driven cavity, channels, Taylor-Green).
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ struct ProjectionSettings {
 };
 
 void declare_projection_keys(io::Schema& schema);
+// What a run of `deck` holds in the default memory space on this rank of `comm` (device memory on a GPU), in
+// bytes: the deck's check against the memory there. Counted from what MacProjection allocates. Collective;
+// throws mesh::DecompositionError where the grid does not split over the ranks.
+std::uint64_t projection_bytes_per_rank(const io::Deck& deck, MPI_Comm comm);
 void validate_projection(const io::Deck& deck, MPI_Comm comm);
 std::unique_ptr<solvers::Solver> build_projection(const io::Deck& deck, MPI_Comm comm);
 

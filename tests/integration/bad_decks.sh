@@ -190,6 +190,13 @@ expect_rejected overflowing_grid "over 1.7e10 GiB" "$head
 [mesh]
 nx = 1000000000
 ny = 1000000000"
+expect_rejected projection_too_large "mesh.nx" '[solver]
+kind = "cfd_projection"
+[mesh]
+dimensions = 3
+nx = 2048
+ny = 2048
+nz = 2048'
 expect_rejected spectral_too_large "mesh.nx" '[solver]
 kind = "cfd_spectral"
 [mesh]
