@@ -41,18 +41,27 @@ std::atomic<long> first_named{0};  // the count at which naming starts
 // Allocations of no bytes hold no memory and are not counted: Kokkos 4's CUDA backend reports one for every
 // TeamPolicy launch that asks for no scratch (CudaInternal::resize_team_scratch_space allocates its empty pool
 // again while the pool's size stays 0; cudaMalloc of 0 bytes allocates nothing).
-std::atomic<std::int64_t> kokkos_live_bytes{0}, kokkos_peak_bytes{0};  // held now, and the most since reset
+// Bytes held in the default memory space (device memory on a GPU; host mirrors are not counted there), now and
+// the most since the peak was last reset.
+std::atomic<std::int64_t> kokkos_live_bytes{0}, kokkos_peak_bytes{0};
 
-void count_kokkos_allocation(const Kokkos::Profiling::SpaceHandle, const char* label, const void*, std::uint64_t bytes) {
+bool in_default_space(const Kokkos::Profiling::SpaceHandle space) {
+  return std::strcmp(space.name, Kokkos::DefaultExecutionSpace::memory_space::name()) == 0;
+}
+
+void count_kokkos_allocation(const Kokkos::Profiling::SpaceHandle space, const char* label, const void*,
+                             std::uint64_t bytes) {
   if (bytes == 0) return;
-  const std::int64_t live = kokkos_live_bytes += static_cast<std::int64_t>(bytes);
-  if (live > kokkos_peak_bytes.load()) kokkos_peak_bytes = live;
+  if (in_default_space(space)) {
+    const std::int64_t live = kokkos_live_bytes += static_cast<std::int64_t>(bytes);
+    if (live > kokkos_peak_bytes.load()) kokkos_peak_bytes = live;
+  }
   const long n = kokkos_allocations++ - first_named.load();
   if (n >= 0 && n < named_allocations) std::snprintf(allocation_labels[n], label_length, "%s", label);
 }
 
-void count_kokkos_deallocation(const Kokkos::Profiling::SpaceHandle, const char*, const void*, std::uint64_t bytes) {
-  kokkos_live_bytes -= static_cast<std::int64_t>(bytes);
+void count_kokkos_deallocation(const Kokkos::Profiling::SpaceHandle space, const char*, const void*, std::uint64_t bytes) {
+  if (in_default_space(space)) kokkos_live_bytes -= static_cast<std::int64_t>(bytes);
 }
 
 // The labels of the first `count` allocations since naming started (those kept), comma-separated.
