@@ -225,10 +225,6 @@ ProjectionSettings settings_of(const io::Deck& deck) {
   return s;
 }
 
-}  // namespace
-
-namespace {
-
 // Doubles a DirectPoisson holds per value of the rank: its pencils (one on one rank, where every stage works in
 // place; three and the two message buffers on more), the eigenvalues, and on a GPU Makhoul's FFT arrays and
 // cuFFT's work areas (about four more).
@@ -247,6 +243,12 @@ double body_faces(const BodySpec& body, const mesh::Decomposition& d, const std:
     faces *= whole ? cells : std::min(cells, 1.5 * body.size / (length[a] / cells) + 6);
   }
   return faces;
+}
+
+// A deck error naming mesh.nx where the run does not fit the memory it has (collective).
+void require_projection_memory(const io::Deck& deck, MPI_Comm comm) {
+  solvers::require_memory(deck, "mesh", "nx", projection_bytes_per_rank(deck, comm),
+                          "the velocity and pressure fields and the pressure and viscous solvers", comm);
 }
 
 }  // namespace
@@ -285,16 +287,6 @@ std::uint64_t projection_bytes_per_rank(const io::Deck& deck, MPI_Comm comm) {
   const double doubles = fields * with_halos + per_owned * owned + shells + forced;
   return doubles * sizeof(double) >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(doubles * sizeof(double));
 }
-
-namespace {
-
-// A deck error naming mesh.nx where the run does not fit the memory it has (collective).
-void require_projection_memory(const io::Deck& deck, MPI_Comm comm) {
-  solvers::require_memory(deck, "mesh", "nx", projection_bytes_per_rank(deck, comm),
-                          "the velocity and pressure fields and the pressure and viscous solvers", comm);
-}
-
-}  // namespace
 
 void validate_projection(const io::Deck& deck, MPI_Comm comm) {
   const ProjectionSettings s = settings_of(deck);
