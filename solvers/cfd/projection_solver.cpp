@@ -301,13 +301,7 @@ void validate_projection(const io::Deck& deck, MPI_Comm comm) {
       }
     } else if (s.mac.preconditioner == sparse::Preconditioner::multigrid) {
       // auto falls back to CG where the pencils do not fit, so its multigrid must then work.
-      bool direct_fits = s.mac.pressure_solver == PressureSolver::automatic;
-      try {
-        if (direct_fits) direct_poisson::DirectPoisson::check_layout(d);
-      } catch (const mesh::DecompositionError&) {
-        direct_fits = false;
-      }
-      if (!direct_fits) sparse::Multigrid::check(d);
+      if (!uses_direct_solver(d, s.mac.pressure_solver)) sparse::Multigrid::check(d);
     }
   } catch (const mesh::DecompositionError& e) {
     deck.fail("mesh", e.key(), e.what());
