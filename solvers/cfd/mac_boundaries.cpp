@@ -25,10 +25,12 @@ namespace {
 
 using Plane = parallel::Plane;
 
-// The two axes other than `axis`, and their index ranges: the whole allocation, or this rank's cells.
+// The two axes other than `axis`, and their index ranges: the whole allocation, or this rank's cells. b1 is
+// the faster of the two in memory and the plane's contiguous (second) index, so that host threads walk cache
+// lines and GPU warps coalesce along it; a 2-D grid's y faces then run along x, not along its one z index.
 struct PlaneAxes {
   int b1, b2;
-  explicit PlaneAxes(int axis) : b1((axis + 1) % 3), b2((axis + 2) % 3) {}
+  explicit PlaneAxes(int axis) : b1(axis == 0 ? 1 : 0), b2(axis == 2 ? 1 : 2) {}
   Plane all(const MacGrid& g) const { return Plane{{0, 0}, {g.extent[b2], g.extent[b1]}}; }
   Plane owned(const MacGrid& g) const {
     return Plane{{g.lo[b2], g.lo[b1]}, {g.lo[b2] + g.n[b2], g.lo[b1] + g.n[b1]}};
