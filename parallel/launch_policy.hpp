@@ -12,7 +12,10 @@
 // - index 0 is threadIdx.x whatever the Iterate direction (later releases may map the last index there), so
 //   a warp walks the contiguous index only when that index alone is tiled: it gets min(extent, 64), every
 //   other entry 1, which holds whichever index a release maps to threadIdx.x;
-// - a block holds at most 1024 threads; a 64-thread block leaves room for 32 of them on an SM.
+// - a block holds at most 1024 threads; a 64-thread block leaves room for 32 of them on an SM;
+// - a contiguous index shorter than a warp (a halo slab across x, a periodic axis' images) would make blocks of
+//   that many threads, most of each warp idle and tens of thousands of blocks for one slab, so the next slower
+//   index fills the block to 64 threads; such short rows split a warp whatever the tile.
 // Reductions over an MDRange keep only one tile's worth of threads per block busy there, so on a GPU reductions
 // run over a flattened RangePolicy instead (reduce below).
 //
@@ -53,12 +56,20 @@ using Tile = std::array<long, rank>;
 inline constexpr long tile_entry_limit = 64;     // blockDim.z (Kokkos clamps it; see above)
 inline constexpr long tile_thread_limit = 1024;  // threads per block
 
-// The tile of a GPU launch whose warps walk `along` (the contiguous index of the data written).
+inline constexpr long warp_size = 32;
+
+// The tile of a GPU launch whose warps walk `along` (the contiguous index of the data written); where that is
+// shorter than a warp, `filler` (the next slower index, or the next faster one for the slowest) fills the block.
 template <std::size_t rank>
 Tile<rank> gpu_tile(const IndexRange<rank>& range, std::size_t along = rank - 1) {
+  static_assert(rank > 1, "a flat range takes FlatPolicy");
   Tile<rank> tile;
   tile.fill(1);
   tile[along] = std::clamp(range.extent(along), 1L, tile_entry_limit);
+  if (tile[along] < warp_size) {
+    const std::size_t filler = along > 0 ? along - 1 : along + 1;
+    tile[filler] = std::clamp(tile_entry_limit / tile[along], 1L, std::max(range.extent(filler), 1L));
+  }
   return tile;
 }
 

@@ -13,24 +13,34 @@ namespace parallel = meridian::parallel;
 
 namespace {
 
-// The extents the rules are asserted for: below, at and above a warp, a tile limit and its double.
-const std::vector<long> extents = {1, 7, 64, 65, 129, 300};
+// The extents the rules are asserted for: a halo slab's, below, at and above a warp, a tile limit and its double.
+const std::vector<long> extents = {1, 2, 7, 64, 65, 129, 300};
 // Extents of the slower axes, kept small so the visit counts stay cheap.
 const std::vector<long> slow_extents = {1, 7, 65};
 
-// Every tile entry within CUDA's block limits, only `along` above 1, and that one min(extent, 64).
+// Every tile entry within CUDA's block limits and `along` min(extent, 64). Where that is a warp or more, no
+// other entry is above 1 (warps would split over rows); where it is shorter, the block holds at least a warp
+// where the next slower index (the next faster for the slowest) has the indices to fill it, and no other
+// entry is above 1.
 template <std::size_t rank>
 void expect_legal(const parallel::IndexRange<rank>& range, const parallel::Tile<rank>& tile, std::size_t along) {
+  const long length = std::min(std::max(range.extent(along), 1L), 64L);
+  const std::size_t filler = along > 0 ? along - 1 : along + 1;
+  const bool short_row = length < parallel::warp_size;
   long threads = 1;
   for (std::size_t a = 0; a < rank; ++a) {
     threads *= tile[a];
     EXPECT_GE(tile[a], 1);
     EXPECT_LE(tile[a], parallel::tile_entry_limit);
-    if (a != along) {
+    if (a != along && !(short_row && a == filler)) {
       EXPECT_EQ(tile[a], 1) << "axis " << a << ": warps would split over rows";
     }
   }
-  EXPECT_EQ(tile[along], std::min(std::max(range.extent(along), 1L), 64L));
+  EXPECT_EQ(tile[along], length);
+  if (short_row) {
+    EXPECT_GE(threads, std::min(parallel::warp_size, length * std::max(range.extent(filler), 1L)))
+        << "blocks of a short row's few threads";
+  }
   EXPECT_LE(threads, parallel::tile_thread_limit);
 }
 
