@@ -1,5 +1,5 @@
-# Sourced by the job templates of scripts/slurm/ (advection.sbatch, cfd_spectral.sbatch,
-# monte_carlo.sbatch) after they set `default_deck`: the machinery every template shares.
+# Sourced by the job templates of scripts/slurm/ (advection.sbatch, atmosphere.sbatch, cfd_projection.sbatch,
+# cfd_spectral.sbatch, monte_carlo.sbatch) after they set `default_deck`: the machinery every template shares.
 # shellcheck shell=bash
 #
 # Environment (sbatch hands the submitting shell's environment to the job):

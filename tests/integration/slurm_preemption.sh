@@ -16,7 +16,7 @@ echo "Slurm started in $((SECONDS - started)) s"
 
 templates=$SOURCE_DIR/scripts/slurm
 # Every template sources the same machinery; this test runs advection.sbatch.
-for script in advection.sbatch cfd_spectral.sbatch monte_carlo.sbatch meridian_job.sh; do
+for script in advection.sbatch atmosphere.sbatch cfd_projection.sbatch cfd_spectral.sbatch monte_carlo.sbatch meridian_job.sh; do
   bash -n "$templates/$script" || fail "$script does not parse"
 done
 
