@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Meridian needs that are missing. As root it runs apt-get;
 # otherwise it prints the apt-get line to run and fails. libquantlib0-dev is only for the Monte Carlo
-# benchmark's QuantLib comparison (bench/quantlib_asian).
+# benchmark's QuantLib comparison (bench/quantlib_asian); curl is what scripts/cloud/spot_run.sh asks the
+# clouds' metadata services with.
 set -euo pipefail
 
 packages=(build-essential cmake mpich libmpich-dev libhdf5-mpich-dev hdf5-tools libtrilinos-kokkos-dev
           libfftw3-dev libtoml11-dev libgtest-dev clang python3-h5py python3-numpy python3-matplotlib
-          libquantlib0-dev python3-xarray python3-netcdf4 cdo netcdf-bin)
+          libquantlib0-dev python3-xarray python3-netcdf4 cdo netcdf-bin curl)
 
 missing=()
 for p in "${packages[@]}"; do
