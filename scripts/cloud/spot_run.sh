@@ -14,7 +14,8 @@
 # The notices, from each provider's instance metadata service, asked every --poll seconds (default 5):
 #   aws    IMDSv2, latest/meta-data/spot/instance-action: 404 until the notice, two minutes before the reclaim
 #   gcp    computeMetadata/v1/instance/preempted: TRUE once preempted, about 30 s before the instance stops
-#   azure  Scheduled Events: an event of type Preempt, at least 30 s before
+#   azure  Scheduled Events: an event of type Preempt, at least 30 s before (the first request enables them
+#          and may take two minutes to answer)
 # auto (the default) asks gcp, aws and azure in turn, and runs the command unwatched, saying so, where none
 # answers; a provider named outright that does not answer is an error. The notice's lead must cover the step
 # in progress and writing a checkpoint (GCP's 30 s: keep steps and checkpoints that short); a notice that
@@ -58,6 +59,7 @@ service() {
 }
 
 aws_token=""
+azure_enabled=0
 # notice PROVIDER: 0 when the provider announces the reclaim, 1 when it does not (yet), 2 when its metadata
 # service does not answer.
 notice() {
@@ -79,7 +81,12 @@ notice() {
       body=$(curl -sf -m 2 -H "Metadata-Flavor: Google" "$(service gcp)/computeMetadata/v1/instance/preempted") || return 2
       [ "$body" = TRUE ] ;;
     azure)
-      body=$(curl -sf -m 2 -H "Metadata: true" "$(service azure)/metadata/scheduledevents?api-version=2020-07-01") || return 2
+      # The first request enables Scheduled Events for the instance and may take up to two minutes to answer.
+      local limit=2
+      [ "$azure_enabled" -eq 1 ] || limit=130
+      body=$(curl -sf --connect-timeout 2 -m "$limit" -H "Metadata: true" \
+             "$(service azure)/metadata/scheduledevents?api-version=2020-07-01") || return 2
+      azure_enabled=1
       [[ $body =~ \"EventType\"[[:space:]]*:[[:space:]]*\"Preempt\" ]] ;;
   esac
 }
