@@ -10,8 +10,8 @@
 // - a rank-2/3 tile (t0, t1, t2) becomes the block (t0, t1, min(t2, 64)), while the loop still steps tiles
 //   t2 apart: a last entry over 64 silently skips indices, so no entry exceeds 64;
 // - index 0 is threadIdx.x whatever the Iterate direction (later releases may map the last index there), so
-//   a warp walks the contiguous index only when that index alone is tiled: it gets min(extent, 64), every
-//   other entry 1, which holds whichever index a release maps to threadIdx.x;
+//   a warp walks the contiguous index only when that index alone is tiled: it gets min(extent, 64) and, where
+//   that is a warp or more, every other entry 1, which holds whichever index a release maps to threadIdx.x;
 // - a block holds at most 1024 threads; a 64-thread block leaves room for 32 of them on an SM;
 // - a contiguous index shorter than a warp (a halo slab across x, a periodic axis' images) would make blocks of
 //   that many threads, most of each warp idle and tens of thousands of blocks for one slab, so the next slower
