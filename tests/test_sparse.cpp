@@ -1,13 +1,14 @@
 // The pressure Poisson solve (solvers/common/sparse): conjugate gradients with the Jacobi and the multigrid
 // preconditioners on manufactured solutions, with walls (singular: the null space removed), with p = 0
 // faces, and periodic; second-order convergence, the tolerance reached, the mean kept at zero, the same
-// answers on any rank count as on one, multigrid's iteration count flat under refinement, and a grid it
-// cannot coarsen refused.
+// answers on any rank count as on one, multigrid's iteration count flat under refinement, a grid it
+// cannot coarsen refused, and a rank's block past the operator's 32-bit indices refused before assembly.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <algorithm>
 #include <functional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -147,6 +148,25 @@ TEST(PoissonMultigrid, IterationsStayFlatUnderRefinement) {
 TEST(PoissonMultigrid, RefusesAGridItCannotCoarsen) {
   // 65 cells per axis: odd at once, so the coarsest level would be the whole 65^2 grid.
   EXPECT_THROW(solve(cases[0], 65, MPI_COMM_WORLD, sparse::Preconditioner::multigrid), mesh::DecompositionError);
+}
+
+// 675^3 cells on one rank: 7 entries a row overflow the CSR's int offsets (INT_MAX / 7 = 306,783,378 rows);
+// 674^3 (306,182,024) fit. The check reads the decomposition only: nothing is allocated.
+TEST(PoissonOperator, RefusesARankBlockPastItsIndices) {
+  const auto on_one_rank = [](long n) {
+    mesh::GridSpec spec;
+    spec.dimensions = 3;
+    spec.cells = {n, n, n};
+    return mesh::Decomposition(MPI_COMM_SELF, spec);
+  };
+  EXPECT_NO_THROW(sparse::PoissonOperator::check_size(on_one_rank(674)));
+  try {
+    sparse::PoissonOperator::check_size(on_one_rank(675));
+    ADD_FAILURE() << "675^3 cells on one rank were accepted";
+  } catch (const mesh::DecompositionError& e) {
+    EXPECT_EQ(e.key(), "nx");
+    EXPECT_NE(std::string(e.what()).find("307546875"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -293,6 +293,7 @@ void validate_projection(const io::Deck& deck, MPI_Comm comm) {
   try {
     const mesh::Decomposition d(comm, s.grid);
     require_projection_memory(deck, comm);
+    sparse::PoissonOperator::check_size(d);
     if (s.mac.pressure_solver == PressureSolver::direct) {
       try {
         direct_poisson::DirectPoisson::check_layout(d);

@@ -1,6 +1,8 @@
 #include "solvers/common/sparse/poisson_operator.hpp"
 
+#include <climits>
 #include <stdexcept>
+#include <string>
 
 #include "parallel/launch_policy.hpp"
 
@@ -21,6 +23,7 @@ bool any_zero_value_face(const mesh::Decomposition& d, const PoissonProblem& p) 
 // where this rank holds the whole grid.
 PoissonOperator::Assembled PoissonOperator::assemble(const mesh::Decomposition& d, const PoissonProblem& problem) {
   if (d.halo(0) < 1) throw std::logic_error("PoissonOperator: the decomposition needs a halo");
+  check_size(d);
   const long hx = d.halo(0), hy = d.halo(1), hz = d.halo(2);
   const long nx = d.local_cells(0), ny = d.local_cells(1), nz = d.local_cells(2);
   const long row_stride = nx + 2 * hx, plane_stride = row_stride * (ny + 2 * hy);
@@ -89,6 +92,18 @@ void PoissonOperator::number_columns_by_cell(const mesh::Decomposition& d, Assem
 CsrHost PoissonOperator::whole_grid_matrix(const mesh::Decomposition& d, const PoissonProblem& problem) {
   if (d.size() != 1) throw std::logic_error("PoissonOperator::whole_grid_matrix: the grid must be on one rank");
   return assemble(d, problem).matrix;
+}
+
+void PoissonOperator::check_size(const mesh::Decomposition& d) {
+  long largest = d.local_cell_count();
+  MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_LONG, MPI_MAX, d.comm());
+  const long entries = 2L * d.dimensions() + 1, most = INT_MAX / entries;
+  if (largest > most)
+    throw mesh::DecompositionError("the pressure operator's 32-bit indices hold at most " + std::to_string(most) +
+                                       " cells a rank in " + std::to_string(d.dimensions()) + "-D (" +
+                                       std::to_string(entries) + " entries a row), and a rank's block here has " +
+                                       std::to_string(largest) + ": run on more ranks",
+                                   "nx");
 }
 
 PoissonOperator::PoissonOperator(const mesh::Decomposition& decomp, const PoissonProblem& problem)

@@ -30,6 +30,11 @@ class PoissonOperator {
   // `decomp` must have a halo of at least one cell and outlive the operator.
   PoissonOperator(const mesh::Decomposition& decomp, const PoissonProblem& problem);
 
+  // Its rows, CSR offsets and columns are 32-bit: a rank's block may hold at most INT_MAX / (2 dims + 1) cells
+  // (306 million, about 674^3, in 3-D). Throws mesh::DecompositionError naming nx where one holds more
+  // (collective); assembling checks it first.
+  static void check_size(const mesh::Decomposition& decomp);
+
   // The operator of a grid held whole by one rank (`decomp` on MPI_COMM_SELF) with columns numbering cells as
   // the rows do: a periodic axis' halo columns become the cells they image. For a direct factorisation.
   static CsrHost whole_grid_matrix(const mesh::Decomposition& decomp, const PoissonProblem& problem);
