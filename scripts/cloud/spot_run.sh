@@ -19,9 +19,9 @@
 # auto (the default) asks gcp, aws and azure in turn, and runs the command unwatched, saying so, where none
 # answers; a provider named outright that does not answer is an error. The notice's lead must cover the step
 # in progress and writing a checkpoint (GCP's 30 s: keep steps and checkpoints that short); a notice that
-# comes while the ranks are still starting ends them without one. Set run.checkpoint_every_minutes as well:
-# an instance can also go without notice.
-# SIGTERM or SIGINT to this script (the instance's own shutdown) is passed on to the command.
+# comes while the ranks are still starting is held back until they print their first line (20 s at most). Set
+# run.checkpoint_every_minutes as well: an instance can also go without notice.
+# SIGTERM or SIGINT to this script (the instance's own shutdown) is passed on to the command the same way.
 # MERIDIAN_SPOT_METADATA replaces the metadata service's address (http://HOST:PORT): a proxy, or a test.
 #
 # Exit code: the command's (meridian: 0 finished, 75 stopped after writing a checkpoint, also where the
@@ -103,32 +103,32 @@ else
   [ $? -eq 2 ] && { say "the $provider metadata service at $(service "$provider") does not answer"; exit 2; }
 fi
 
-# The command's output passes through a copy that is kept for its stop line: MPICH's mpiexec has been seen to
-# exit 0 for ranks that stopped with 75.
+# shellcheck source=../launcher.sh
+source "$(dirname "$0")/../launcher.sh" || { say "no $(dirname "$0")/../launcher.sh: keep scripts/ whole"; exit 2; }
 scratch=$(mktemp -d)
-cleanup() { rm -rf "$scratch"; }
-trap cleanup EXIT
-mkfifo "$scratch/output"
-(trap '' TERM INT; exec tee "$scratch/log") < "$scratch/output" &
-copier=$!
-"$@" > "$scratch/output" 2>&1 &
-child=$!
-forward() {
-  say "$1 received: passing it to the command (pid $child)"
-  kill -s "$1" "$child" 2> /dev/null
-}
-trap 'forward TERM' TERM
-trap 'forward INT' INT
-
 watcher=""
+cleanup() {
+  [ -n "$watcher" ] && kill "$watcher" 2> /dev/null
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+start_with_copy "$scratch" "$@"
+on_signal() {
+  say "SIG$1 received: passing it to the command (pid $launcher_pid)"
+  forward_when_ready "$1"
+}
+trap 'on_signal TERM' TERM
+trap 'on_signal INT' INT
+
 if [ "$provider" != none ]; then
   say "watching $provider for a preemption notice every $poll s"
   (
     trap - TERM INT
-    while kill -0 "$child" 2> /dev/null; do
+    while kill -0 "$launcher_pid" 2> /dev/null; do
       if notice "$provider"; then
-        say "$provider announces the reclaim of this instance: SIGTERM to the command (pid $child)"
-        kill -TERM "$child" 2> /dev/null
+        say "$provider announces the reclaim of this instance: SIGTERM to the command (pid $launcher_pid)"
+        forward_when_ready TERM
+        wait
         exit 0
       fi
       sleep "$poll"
@@ -137,17 +137,9 @@ if [ "$provider" != none ]; then
   watcher=$!
 fi
 
-# A trapped signal ends `wait` early (status above 128): wait again until the command has exited.
-wait "$child"
-status=$?
-while kill -0 "$child" 2> /dev/null; do
-  wait "$child"
-  status=$?
-done
-[ -n "$watcher" ] && kill "$watcher" 2> /dev/null
-wait "$copier"
-if [ "$status" -ne 75 ] && grep -q "^stopped by signal after writing" "$scratch/log"; then
-  say "the command exited $status after meridian stopped with a checkpoint: exiting 75"
-  status=75
+wait_for_launcher
+if [ "$launcher_code" -ne 75 ] && stopped_after_checkpoint; then
+  say "the command exited $launcher_code after meridian stopped with a checkpoint: exiting 75"
+  exit 75
 fi
-exit "$status"
+exit "$launcher_code"

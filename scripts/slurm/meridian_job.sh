@@ -98,14 +98,11 @@ case ${#launch[@]}:$(basename "${launch[0]}") in
   1:mpirun | 1:mpiexec | 1:mpiexec.hydra) launch+=(-n "${SLURM_NTASKS:-1}") ;;
 esac
 
-# The ranks' output goes through tee into this job's output file and a copy read below. tee
-# ignores the signals so that it outlives a scancel and keeps the last lines.
+# The ranks' output goes through tee into this job's output file and a copy read below
+# (launcher.sh, which the cloud runner shares).
+# shellcheck source=../launcher.sh
+source "$helper_dir/../launcher.sh" || { say "no $helper_dir/../launcher.sh: keep scripts/ whole"; exit 2; }
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/meridian-slurm.XXXXXX")
-log=$scratch/run.log
-touch "$log"
-mkfifo "$scratch/pipe"
-(trap '' USR1 TERM INT; exec tee -a "$log") < "$scratch/pipe" &
-tee_pid=$!
 launcher_pid="" watchdog_pid="" got_usr1=0 got_term=0
 cleanup() {
   [ -n "$watchdog_pid" ] && kill "$watchdog_pid" 2>/dev/null
@@ -113,33 +110,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# forward SIGNAL: pass a signal to the ranks through the launcher, once they can take it.
-forward() {
-  (for _ in $(seq 20); do
-     grep -qE '^(step |restarting from )' "$log" && break
-     sleep 1
-   done
-   kill -s "$1" "$launcher_pid" 2>/dev/null) &
-}
 on_signal() {
   if [ "$1" = USR1 ]; then got_usr1=1; else got_term=1; fi
   say "SIG$1 received: forwarding it to the ranks (they finish their step and write a checkpoint)"
-  [ -z "$launcher_pid" ] || forward "$1"
+  [ -z "$launcher_pid" ] || forward_when_ready "$1"
 }
 trap 'on_signal USR1' USR1
 trap 'on_signal TERM' TERM
 
 say "job ${SLURM_JOB_ID:-?} start $((${SLURM_RESTART_COUNT:-0} + 1)) on ${SLURM_JOB_NUM_NODES:-?} node(s) (${SLURM_JOB_NODELIST:-?}), ${SLURM_NTASKS:-?} ranks${CUDA_VISIBLE_DEVICES:+, CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES}"
 say "${before:+resuming from $before: }${launch[*]} $MERIDIAN run $deck ${run_args[*]} ${out_args[*]} ${restart_args[*]}"
-"${launch[@]}" "$MERIDIAN" run "$deck" "${run_args[@]}" "${out_args[@]}" "${restart_args[@]}" > "$scratch/pipe" 2>&1 &
-launcher_pid=$!
-[ "$got_usr1" -eq 1 ] && forward USR1
-[ "$got_term" -eq 1 ] && forward TERM
+start_with_copy "$scratch" "${launch[@]}" "$MERIDIAN" run "$deck" "${run_args[@]}" "${out_args[@]}" "${restart_args[@]}"
+[ "$got_usr1" -eq 1 ] && forward_when_ready USR1
+[ "$got_term" -eq 1 ] && forward_when_ready TERM
 
 finalize_timeout=${MERIDIAN_FINALIZE_TIMEOUT:-120}
 if [ "$finalize_timeout" -gt 0 ]; then
   (trap '' USR1 TERM
-   while kill -0 "$launcher_pid" 2>/dev/null && ! grep -q '^run summary' "$log"; do sleep 2; done
+   while kill -0 "$launcher_pid" 2>/dev/null && ! grep -q '^run summary' "$run_log"; do sleep 2; done
    for _ in $(seq "$finalize_timeout"); do
      kill -0 "$launcher_pid" 2>/dev/null || exit 0
      sleep 1
@@ -152,23 +140,12 @@ if [ "$finalize_timeout" -gt 0 ]; then
   watchdog_pid=$!
 fi
 
-# A trapped signal interrupts `wait` (status > 128) while the launcher still runs: wait again.
-code=0
-while :; do
-  wait "$launcher_pid"
-  code=$?
-  kill -0 "$launcher_pid" 2>/dev/null || break
-done
-# After an interrupted wait the launcher's own status is still held by the shell: fetch it.
-wait "$launcher_pid" 2>/dev/null
-again=$?
-[ "$again" -eq 127 ] || code=$again
-for _ in $(seq 50); do kill -0 "$tee_pid" 2>/dev/null || break; sleep 0.1; done
-kill -KILL "$tee_pid" 2>/dev/null
+wait_for_launcher
+code=$launcher_code
 
 after=$(newest_checkpoint)
 stopped=0
-{ [ "$code" -eq 75 ] || grep -q 'stopped by signal after writing' "$log"; } && stopped=1
+stopped_after_checkpoint && stopped=1
 if [ "$stopped" -eq 1 ]; then
   if [ -z "$after" ] || [ "$after" = "$before" ]; then
     say "meridian stopped (exit code $code) without a checkpoint newer than ${before:-none}: not requeued"
@@ -189,7 +166,7 @@ if [ "$stopped" -eq 1 ]; then
   say "scontrol requeue failed (submitted with --no-requeue?): resubmit this script to continue from $after"
   exit 75
 fi
-if [ "$code" -eq 0 ] || { [ -e "$scratch/finalize_timeout" ] && grep -q '^run summary' "$log"; }; then
+if [ "$code" -eq 0 ] || { [ -e "$scratch/finalize_timeout" ] && grep -q '^run summary' "$run_log"; }; then
   say "run finished; output in $output"
   exit 0
 fi
