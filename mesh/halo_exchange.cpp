@@ -54,11 +54,12 @@ void copy_periodic_images(const FieldOf<T>& field, Box halos, int axis, long h, 
   halos.hi[axis] = 2 * h;
   parallel::for_each(
       "halo::periodic_image", range_of(field, halos), KOKKOS_LAMBDA(const long c, const long k, const long j, const long i) {
-        long to[3] = {i, j, k}, from[3] = {i, j, k};
-        const long t = to[axis];
-        to[axis] = t < h ? t : t + n;
-        from[axis] = t < h ? t + n : t;
-        field(c, to[2], to[1], to[0]) = field(c, from[2], from[1], from[0]);
+        // Shifts along the axis, not an array indexed by it: that would sit in a GPU thread's local memory.
+        const long t = axis == 0 ? i : axis == 1 ? j : k;
+        const long to = t < h ? 0 : n, from = t < h ? n : 0;
+        const bool x = axis == 0, y = axis == 1, z = axis == 2;
+        field(c, k + (z ? to : 0), j + (y ? to : 0), i + (x ? to : 0)) =
+            field(c, k + (z ? from : 0), j + (y ? from : 0), i + (x ? from : 0));
       });
 }
 

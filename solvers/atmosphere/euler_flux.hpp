@@ -8,6 +8,8 @@
 #include "solvers/common/kokkos_math.hpp"
 #include "solvers/common/wrf_interpolation.hpp"
 
+#include <utility>
+
 namespace meridian::atmosphere {
 
 // Dry air (miniWeather's constants, so its test bounds apply).
@@ -90,6 +92,21 @@ struct BackgroundPoint {
   double rho, rho_theta, pressure;
 };
 
+// value(c) for a component `c` known only at run time (the face's normal momentum), without indexing an
+// array by it: a dynamic index puts the whole array in local memory on a GPU (ptxas, sm_90: a 192-byte
+// stack frame in the 2-D face-flux kernel, 288 in 3-D); this unrolls to N - 1 selects in registers.
+template <class Value, int... K>
+KOKKOS_FORCEINLINE_FUNCTION double at_component(int c, const Value& value, std::integer_sequence<int, K...>) {
+  double selected = 0;
+  ((selected = K == c ? value(K) : selected), ...);
+  return selected;
+}
+
+template <int N, class Value>
+KOKKOS_FORCEINLINE_FUNCTION double at_component(int c, const Value& value) {
+  return at_component(c, value, std::make_integer_sequence<int, N>{});
+}
+
 // What a face's flux needs besides the state: the background at the face and at the six cells about it
 // (cell[s] is the cell s - 3 from the face's upper cell: cell[2] below the face, cell[3] above it; the
 // 4th-order flux reads cell[1] to cell[4] only), the hyperviscosity coefficient (miniWeather's
@@ -166,7 +183,7 @@ KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, lon
     if (is_momentum(c)) velocity[c] = value[c] / rho;
   const double theta = (value[rho_theta] + in.face.rho_theta) / rho;
   const double pressure = pressure_perturbation(value[rho_theta], in.face.rho_theta, in.face.pressure);
-  const double normal_velocity = wall ? 0.0 : velocity[normal];
+  const double normal_velocity = wall ? 0.0 : at_component<N>(normal, [&](int c) { return velocity[c]; });
   if (wall) third_difference[density] = 0;  // no mass through a wall, from hyperviscosity either
   const double hv = in.hyperviscosity;
   flux[density] = rho * normal_velocity - hv * third_difference[density];
@@ -201,7 +218,7 @@ KOKKOS_FORCEINLINE_FUNCTION void fifth_order_face_flux(const double* above, long
       if (is_momentum(c)) carried[c][s] = q[c][s] / rho;
     carried[rho_theta][s] = (q[rho_theta][s] + in.cell[s].rho_theta) / rho;
   }
-  const double mass_flux = wall ? 0.0 : centred(normal);
+  const double mass_flux = wall ? 0.0 : at_component<N>(normal, centred);
   const double sign = mass_flux > 0 ? 1.0 : -1.0;
   double face_value[N];
   for (int c = 0; c < N; ++c)

@@ -35,7 +35,10 @@ struct MacGrid {
   KOKKOS_INLINE_FUNCTION static int tangential_axis(int axis) { return axis == 0 ? 1 : 0; }
   // The face of component c at x is set by a boundary condition, not by the momentum equation: the
   // domain's lower face along c (its upper face lies in the halo, outside every owned range).
-  KOKKOS_INLINE_FUNCTION bool fixed(int c, const int x[3]) const { return face[c][0] >= 0 && x[c] == lo[c]; }
+  // x's index along c picked, not indexed by c: a runtime index would put x in a GPU thread's local memory.
+  KOKKOS_INLINE_FUNCTION bool fixed(int c, const int x[3]) const {
+    return face[c][0] >= 0 && (c == 0 ? x[0] : c == 1 ? x[1] : x[2]) == lo[c];
+  }
   KOKKOS_INLINE_FUNCTION double cell_volume() const { return h[0] * h[1] * (dims == 3 ? h[2] : 1.0); }
 };
 
@@ -125,7 +128,10 @@ KOKKOS_INLINE_FUNCTION double laplacian(const mesh::Field& u, int c, const int (
 // The divergence of the cell at x.
 KOKKOS_INLINE_FUNCTION double divergence(const mesh::Field& u, const int (&x)[3], const MacGrid& g) {
   double sum = 0;
-  for (int a = 0; a < g.dims; ++a) sum += (at(u, a, x, a, 1) - at(u, a, x)) / g.h[a];
+  for (int a = 0; a < g.dims; ++a) {
+    const double* ua = &u(a, x[2], x[1], x[0]);  // through a stride, as a shifted index copy sat in local memory
+    sum += (ua[stride_along(u, a)] - ua[0]) / g.h[a];
+  }
   return sum;
 }
 
