@@ -3,6 +3,8 @@
 // the job spans: what GPU binding, memory budgets, oversubscription and the job's end depend on.
 #include <mpi.h>
 
+#include <string>
+
 namespace meridian::mesh {
 
 struct NodeLayout {
@@ -13,5 +15,9 @@ struct NodeLayout {
 
 // Collective over comm.
 NodeLayout node_layout(MPI_Comm comm);
+
+// How many ranks of this rank's node (itself included) pass the same `key`: with a GPU's UUID, the ranks
+// that share its memory. Collective over comm.
+int ranks_sharing(MPI_Comm comm, const std::string& key);
 
 }  // namespace meridian::mesh

@@ -62,8 +62,10 @@ std::uint64_t saturating_sum(std::uint64_t a, std::uint64_t b) {
 
 std::uint64_t bytes_available_per_rank(MPI_Comm comm) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(MERIDIAN_HAVE_CUFFT)
-  (void)comm;
-  return fft::cuda::device_free_bytes();  // one rank per GPU
+  // Ranks bound to one GPU (more ranks than GPUs on a node) share its memory. Told apart by the device's
+  // UUID, which also separates GPUs isolated per rank (CUDA_VISIBLE_DEVICES: device 0 of each).
+  const int sharing = mesh::ranks_sharing(comm, fft::cuda::device_uuid());
+  return fft::cuda::device_free_bytes() / static_cast<std::uint64_t>(sharing);
 #else
   std::uint64_t host = std::min({mem_available(), number_in("/sys/fs/cgroup/memory.max"),
                                  number_in("/sys/fs/cgroup/memory/memory.limit_in_bytes")});

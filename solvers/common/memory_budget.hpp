@@ -18,7 +18,8 @@ std::uint64_t saturating_product(std::initializer_list<std::uint64_t> factors);
 // a + b, or UINT64_MAX if it does not fit.
 std::uint64_t saturating_sum(std::uint64_t a, std::uint64_t b);
 
-// Bytes this rank may allocate (collective over `comm`: the node's ranks share the host's memory).
+// Bytes this rank may allocate: its share of the host's memory among the node's ranks, or on a CUDA build
+// of its GPU's among the ranks bound to that GPU. Collective over `comm`.
 std::uint64_t bytes_available_per_rank(MPI_Comm comm);
 
 // A deck error (exit 2) naming `key` when `bytes_per_rank` exceeds the budget; `what` says what the

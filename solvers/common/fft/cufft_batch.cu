@@ -121,4 +121,11 @@ unsigned long long device_free_bytes() {
   return cudaMemGetInfo(&free, &total) == cudaSuccess ? free : 0;
 }
 
+std::string device_uuid() {
+  int device = 0;
+  cudaDeviceProp properties{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&properties, device) != cudaSuccess) return {};
+  return std::string(properties.uuid.bytes, sizeof properties.uuid.bytes);
+}
+
 }  // namespace meridian::fft::cuda

@@ -3,6 +3,7 @@
 // CUDA- or Kokkos-specific in this header. Compiled with nvcc whenever the CUDA toolkit is found,
 // so that it is checked on every build; used by LocalFFT in a Kokkos CUDA build.
 #include <cstddef>
+#include <string>
 
 #include "solvers/common/fft/local_fft.hpp"
 
@@ -38,5 +39,7 @@ unsigned long long library_bytes(Transform transform, Planes planes);
 int device_count();
 // Free memory on the current CUDA device, in bytes (0 without one).
 unsigned long long device_free_bytes();
+// The current CUDA device's UUID, 16 bytes (empty without a device).
+std::string device_uuid();
 
 }  // namespace meridian::fft::cuda
