@@ -29,8 +29,10 @@ log=$build_dir/build.log
 cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" 2>&1 | tee "$log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 # nvcc's device-side diagnostics (a host function called from a kernel, say) are warnings, not errors.
-# GCC writes "FILE:LINE:COL: warning:", nvcc's front end "FILE(LINE): warning #N-D:".
-own_warning="$source_dir/[^ ]* ?warning"
+# GCC writes "FILE:LINE:COL: warning:", nvcc's front end "FILE(LINE): warning #N-D:", ptxas "ptxas warning :"
+# and the kernel's name (local memory, spills, a stack it cannot size): only the project's sources go
+# through ptxas here, Kokkos being an install.
+own_warning="$source_dir/[^ ]* ?warning|^ptxas warning"
 if grep -E "$own_warning" "$log" | grep -v "$build_dir" > /dev/null; then
   echo "$0: the build warned in the project's own files:" >&2
   grep -E "$own_warning" "$log" | grep -v "$build_dir" >&2
