@@ -5,10 +5,18 @@
 
 namespace meridian::mesh {
 
-NodeLayout node_layout(MPI_Comm comm) {
-  NodeLayout layout;
+namespace {
+// The ranks of comm on this rank's node (free it after use).
+MPI_Comm node_of(MPI_Comm comm) {
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  return node;
+}
+}  // namespace
+
+NodeLayout node_layout(MPI_Comm comm) {
+  NodeLayout layout;
+  MPI_Comm node = node_of(comm);
   MPI_Comm_rank(node, &layout.local_rank);
   MPI_Comm_size(node, &layout.local_ranks);
   MPI_Comm_free(&node);
@@ -18,8 +26,7 @@ NodeLayout node_layout(MPI_Comm comm) {
 }
 
 int ranks_sharing(MPI_Comm comm, const std::string& key) {
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm node = node_of(comm);
   int ranks = 1;
   MPI_Comm_size(node, &ranks);
   const int length = static_cast<int>(key.size());
