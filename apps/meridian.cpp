@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "io/hdf5_file.hpp"
 #include "parallel/fence.hpp"
 #include "parallel/launch_counts.hpp"
+#include "parallel/team_shape.hpp"
 
 namespace app = meridian::app;
 namespace io = meridian::io;
@@ -37,6 +39,7 @@ const char* usage =
     "  meridian check --describe KIND                    every deck key of a solver, as a Markdown table\n"
     "  meridian info                                     the build: Kokkos, MPI, HDF5, CUDA\n"
     "  meridian --help | --version\n"
+    "environment: MERIDIAN_TEAM_WARPS=2|4|8 warps per GPU team of the row and path kernels (default 8)\n"
     "exit codes: 0 done, 1 failed while running, 2 bad command line or deck, 3 cannot restart,\n"
     "            75 stopped by SIGTERM/SIGUSR1 after a checkpoint (continue with --restart latest)\n";
 
@@ -94,6 +97,11 @@ Command parse(int argc, char** argv) {
   if (command.count_launches && (std::getenv("KOKKOS_TOOLS_LIBS") || std::getenv("KOKKOS_PROFILE_LIBRARY")))
     throw UsageError("--count-launches counts with its own Kokkos Tools callbacks: unset KOKKOS_TOOLS_LIBS and "
                      "KOKKOS_PROFILE_LIBRARY, or count with that library instead");
+  try {
+    meridian::parallel::gpu_team_warps();  // a bad setting ends the job here, before anything runs
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   if (command.verb != "info" && command.options.deck_path.empty())
     throw UsageError(command.verb + " needs a " + (command.describe ? "solver kind" : "deck file"));
   return command;

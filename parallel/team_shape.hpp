@@ -1,9 +1,12 @@
 #pragma once
 // How kernels over many independent items (rows of cells, paths) are cut into Kokkos teams on this
-// backend. On a GPU a team is `threads` x `lanes` CUDA threads (8 x 32, 256 to a block, so no
-// 32-thread blocks); on the host a team is one thread whose vector loop over `lanes` items the
-// compiler vectorises.
+// backend. On a GPU a team is `threads` x `lanes` CUDA threads, `threads` warps of 32 (8 unless
+// MERIDIAN_TEAM_WARPS says 2 or 4; never 32-thread blocks); on the host a team is one thread whose vector
+// loop over `lanes` items the compiler vectorises.
 #include <Kokkos_Core.hpp>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 #include "parallel/device_memory.hpp"
 
@@ -21,10 +24,30 @@ struct TeamShape {
   }
 };
 
+// Warps per GPU team. A kernel of many registers fits fewer 256-thread blocks on an SM than 128-thread
+// ones (the atmosphere's face flux at 168 registers: one block of 8 warps, or three of 4), so which is faster
+// is measured on the GPU: MERIDIAN_TEAM_WARPS sets it for a run (scripts/gpu/device_check.sh compares them).
+inline int team_warps_from(const char* setting) {
+  if (!setting) return 8;
+  const std::string text = setting;
+  if (text == "2" || text == "4" || text == "8") return std::stoi(text);
+  throw std::invalid_argument("MERIDIAN_TEAM_WARPS='" + text +
+                              "': the warps of a GPU team of the row and path kernels must be 2, 4 or 8 (unset: 8)");
+}
+// Read once: every launch of a run uses the same shape.
+inline int gpu_team_warps() {
+  static const int warps = team_warps_from(std::getenv("MERIDIAN_TEAM_WARPS"));
+  return warps;
+}
+
 // Paths: lanes of independent paths, 16 to a host vector loop (as the hand-vectorised loop).
-inline TeamShape path_team_shape() { return device_memory_is_host ? TeamShape{1, 16} : TeamShape{8, 32}; }
-// Rows of a stencil: one row per host team (its vector loop runs along the row); 8 rows per GPU team.
-inline TeamShape row_team_shape() { return device_memory_is_host ? TeamShape{1, 1} : TeamShape{8, 32}; }
+inline TeamShape path_team_shape() {
+  return device_memory_is_host ? TeamShape{1, 16} : TeamShape{gpu_team_warps(), 32};
+}
+// Rows of a stencil: one row per host team (its vector loop runs along the row); a row per warp on a GPU.
+inline TeamShape row_team_shape() {
+  return device_memory_is_host ? TeamShape{1, 1} : TeamShape{gpu_team_warps(), 32};
+}
 
 using TeamMember = Kokkos::TeamPolicy<>::member_type;
 

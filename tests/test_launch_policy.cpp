@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "parallel/launch_policy.hpp"
+#include "parallel/team_shape.hpp"
 
 namespace parallel = meridian::parallel;
 
@@ -240,6 +243,50 @@ TEST(LaunchPolicy, PoliciesAreLightWeightSoWideKernelsLaunchAsArguments) {
     for (long j = 0; j < ny; ++j)
       for (long i = 0; i < nx; ++i) wrong += host(k, j, i) != (9 * k + 3 * j + i) % 64 + 0.5;
   EXPECT_EQ(wrong, 0);
+}
+
+// MERIDIAN_TEAM_WARPS: unset is 8; 2, 4 and 8 are taken; anything else is refused, naming the variable.
+TEST(TeamShape, WarpsComeFromTheSettingOrAreEight) {
+  EXPECT_EQ(parallel::team_warps_from(nullptr), 8);
+  for (const int warps : {2, 4, 8}) EXPECT_EQ(parallel::team_warps_from(std::to_string(warps).c_str()), warps);
+  for (const char* bad : {"", "1", "3", "16", "32", "4 ", "08", "four"}) {
+    try {
+      parallel::team_warps_from(bad);
+      ADD_FAILURE() << "'" << bad << "' was taken";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("MERIDIAN_TEAM_WARPS"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// How often the row kernels' pattern (a team's threads over its rows, the lanes along each row) visits each
+// cell of `rows` rows at this team shape. A free function: nvcc refuses an extended lambda in a test body.
+using Visits = Kokkos::View<int**, Kokkos::LayoutRight>;
+Visits::HostMirror row_visits(const parallel::TeamShape shape, const int rows, const int length) {
+  Visits visits("visits", rows, length);
+  const int rows_per_team = shape.threads;
+  Kokkos::parallel_for(
+      "test::rows", shape.policy((rows + rows_per_team - 1) / rows_per_team),
+      KOKKOS_LAMBDA(const parallel::TeamMember& team) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
+          const int row = team.league_rank() * rows_per_team + t;
+          if (row >= rows) return;
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, length), [&](const int i) { visits(row, i) += 1; });
+        });
+      });
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), visits);
+}
+
+// Every cell of rows that do not fill the last team is visited exactly once, at each shape a run may choose.
+TEST(TeamShape, EveryShapeVisitsEachCellOfItsRowsOnce) {
+  const int rows = 37, length = 45;
+  for (const int warps : {2, 4, 8}) {
+    const auto visits = row_visits(parallel::TeamShape{warps, 32}, rows, length);
+    long wrong = 0;
+    for (int r = 0; r < rows; ++r)
+      for (int i = 0; i < length; ++i) wrong += visits(r, i) != 1;
+    EXPECT_EQ(wrong, 0) << warps << " warps a team";
+  }
 }
 
 }  // namespace

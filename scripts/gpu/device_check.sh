@@ -23,6 +23,9 @@
 #   monte_carlo  1e8 paths of the 252-fixing arithmetic Asian, double precision: path-steps/s
 #   bermudan     the shipped Bermudan put (Longstaff-Schwartz, 50 dates) on 1e7 paths, 1e6 calibration paths:
 #                price and standard error (the reference 4.4778), path-steps/s, the calibration's seconds
+# The advection, atmosphere (also 3-D, 256 x 256 x 128) and Monte Carlo stages run twice: at 8 warps a team
+# of their row and path kernels (the default) and at 4 (NAME-4-warps, MERIDIAN_TEAM_WARPS=4), with the ratio
+# of their step times and whether their diagnostics are the same bits.
 # Lines `ratio <case> <value>` are the figures against their ceilings. --dry-run runs what needs no GPU
 # (the bundle's libraries and launcher, the test list, the result parsing on a CPU run) and prints the
 # GPU commands instead of running them.
@@ -41,6 +44,9 @@ deadline=$(($(date +%s) + 290))
 # shellcheck source=/dev/null
 source "$bundle/env.sh"
 decks=$bundle/share/configs
+# An interpreter with h5py (the GPU image's python3; on a Debian host /usr/bin/python3).
+python=python3
+for candidate in python3 /usr/bin/python3; do "$candidate" -c 'import h5py' 2>/dev/null && { python=$candidate; break; }; done
 # Runs that measure speed write no field file or checkpoint (run.write_state).
 quiet=(--set run.write_state=false --set run.output_interval=0 --set run.diagnostics_every=100000
   --set run.progress_every=100000)
@@ -88,6 +94,36 @@ summary_figures() {
 
 # ratio CASE VALUE: one line a script can read.
 ratio() { echo "ratio $1 $2" >>"$results"; }
+
+# both_team_widths NAME SECONDS ARGS...: `meridian run ARGS` as stage NAME at 8 warps a GPU team of the row and
+# path kernels and as NAME-4-warps at 4, each with its output in $work/<stage>. A kernel of many registers fits
+# one 256-thread block on an SM or three of 128 (the atmosphere's face flux at 168: bench/README.md), so which is
+# faster is measured here. Then the 4-warp step time over the 8-warp one and whether the two runs' diagnostics
+# are the same bits (the shape must change no result). Returns the 8-warp stage's status.
+both_team_widths() {
+  local name=$1 seconds=$2 status=0 eight four
+  shift 2
+  gpu_stage "$name" "$seconds" env MERIDIAN_TEAM_WARPS=8 meridian run "$@" --output "$work/$name" || status=$?
+  gpu_stage "$name-4-warps" "$seconds" env MERIDIAN_TEAM_WARPS=4 meridian run "$@" --output "$work/$name-4-warps" ||
+    return "$status"
+  eight=$(summary_figures "$work/$name.log") && four=$(summary_figures "$work/$name-4-warps.log") || return "$status"
+  ratio "$name-4-over-8-warps" "$(echo "$eight $four" | awk '{ printf "%.3f", $5 / $2 }')"
+  echo "$name at 4 and 8 warps a team: diagnostics $(same_bits "$work/$name-4-warps/diagnostics.h5" \
+    "$work/$name/diagnostics.h5")" >>"$results"
+  return "$status"
+}
+
+# same_bits A B: "same" where two HDF5 files hold the same datasets with the same bits, else "differ".
+same_bits() {
+  "$python" - "$1" "$2" <<'PYTHON' 2>&1 | tail -n 1
+import sys, h5py
+files = [h5py.File(path, "r") for path in sys.argv[1:3]]
+names = []
+files[0].visit(lambda n: names.append(n) if isinstance(files[0][n], h5py.Dataset) else None)
+same = bool(names) and all(n in files[1] and files[0][n][()].tobytes() == files[1][n][()].tobytes() for n in names)
+print("same" if same else "differ")
+PYTHON
+}
 
 # --- environment and tests ------------------------------------------------------------------------
 # Every library and symbol version the binaries need, found before anything runs: a missing CUDA library
@@ -195,8 +231,8 @@ fi
 advection_case() {
   local name=$1 bytes=$2 figures
   shift 2
-  gpu_stage "$name" 35 meridian run "$decks/advection/solid_body_rotation.toml" "$@" "${quiet[@]}" \
-    --output "$work/$name" || return 0
+  both_team_widths "$name" 35 "$decks/advection/solid_body_rotation.toml" "$@" "${quiet[@]}" \
+    --set run.diagnostics_every=10 || return 0
   figures=$(summary_figures "$work/$name.log") || return 0
   read -r steps per_step rate <<<"$figures"
   local gbps
@@ -257,22 +293,28 @@ if [ -f "$timer_library" ] && gpu_stage poisson-kernels 30 env KOKKOS_TOOLS_LIBS
 fi
 
 # The atmosphere: miniWeather's rising thermal at 4096 x 2048 cells (4.9 m), 20 steps of each flux scheme (6 RK3
-# stages a step, each a face-flux and a tendency kernel and a halo exchange of the four components).
-for scheme in fourth_order fifth_order_upwind; do
-  if gpu_stage "atmosphere-$scheme" 40 meridian run "$decks/atmosphere/rising_thermal.toml" --set mesh.nx=4096 \
-    --set mesh.nz=2048 --set run.max_steps=20 --set "atmosphere.reconstruction=\"$scheme\"" "${quiet[@]}" \
-    --output "$work/atmosphere-$scheme"; then
-    if figures=$(summary_figures "$work/atmosphere-$scheme.log"); then
-      read -r steps per_step rate <<<"$figures"
-      echo "atmosphere-$scheme 4096x2048: $steps steps, $per_step s/step, $rate cell-updates/s" >>"$results"
-    fi
+# stages a step, each a face-flux and a tendency kernel and a halo exchange of the four components); and its
+# 3-D form at 256 x 256 x 128 cells, 10 steps (the face flux's 3-D kernel: 168 registers).
+atmosphere_case() {
+  local name=$1 figures
+  shift
+  both_team_widths "$name" 40 "$@" "${quiet[@]}" --set run.diagnostics_every=10 || return 0
+  if figures=$(summary_figures "$work/$name.log"); then
+    read -r steps per_step rate <<<"$figures"
+    echo "$name: $steps steps, $per_step s/step, $rate cell-updates/s" >>"$results"
   fi
+}
+for scheme in fourth_order fifth_order_upwind; do
+  atmosphere_case "atmosphere-$scheme" "$decks/atmosphere/rising_thermal.toml" --set mesh.nx=4096 \
+    --set mesh.nz=2048 --set run.max_steps=20 --set "atmosphere.reconstruction=\"$scheme\""
 done
+atmosphere_case atmosphere-3d "$decks/atmosphere/rising_thermal_3d.toml" --set mesh.nx=256 --set mesh.ny=256 \
+  --set mesh.nz=128 --set run.max_steps=10
 
-if gpu_stage monte-carlo-1e8 50 meridian run "$decks/finance/portfolio.toml" \
+if both_team_widths monte-carlo-1e8 50 "$decks/finance/portfolio.toml" \
   --set 'finance.products=["asian_arithmetic_call"]' --set finance.greeks=false --set finance.steps=252 \
   --set finance.target_standard_error=0 --set finance.control_variates=false --set finance.paths=100000000 \
-  --set finance.blocks_per_step=1024 "${quiet[@]}" --output "$work/monte_carlo"; then
+  --set finance.blocks_per_step=1024 "${quiet[@]}"; then
   if figures=$(summary_figures "$work/monte-carlo-1e8.log"); then
     read -r steps per_step rate <<<"$figures"
     echo "monte-carlo-1e8: $rate path-steps/s" >>"$results"
@@ -298,5 +340,13 @@ if [ $dry_run -eq 1 ]; then
   # The summary parsing, on a run summary of the layout meridian prints.
   printf 'run summary\n  steps  16 this run, 16 in total\n  compute  1.600  80.0%%\n  halo exchange  0.400  20.0%%\n  throughput  1.0e9 cell-updates/s (1.0e9 per rank)\n' >"$work/summary.log"
   echo "summary parsing: $(summary_figures "$work/summary.log")" >>"$results"
+  # The bit comparison of two runs' diagnostics, on files written here: equal, and one value an ulp apart.
+  "$python" - "$work" <<'PYTHON'
+import sys, h5py
+for name, value in (("a", 2.0), ("b", 2.0), ("c", 2.0000000000000004)):
+    with h5py.File(f"{sys.argv[1]}/{name}.h5", "w") as f:
+        f.create_dataset("diagnostics/x", data=[1.0, value])
+PYTHON
+  echo "bit comparison: $(same_bits "$work/a.h5" "$work/b.h5") $(same_bits "$work/a.h5" "$work/c.h5")" >>"$results"
 fi
 cat "$results"

@@ -346,5 +346,8 @@ expect_rejected heston_zero_variance "finance.heston_v0" "$finance
 model = \"heston\"
 heston_v0 = 0.0
 heston_theta = 0.0"
+# A team shape the GPU kernels do not take, from the environment: refused before anything runs, naming it.
+MERIDIAN_TEAM_WARPS=3 expect_rejected team_warps_not_offered "MERIDIAN_TEAM_WARPS='3'" \
+  "$(cat "$SOURCE_DIR/configs/advection/solid_body_rotation.toml")"
 [ "$cases" -ge 10 ] || fail "only $cases cases ran"
 echo "$cases bad decks rejected cleanly"
