@@ -77,7 +77,8 @@ struct Draws {
 // Models advance the paths' state in the precision Real of the paths (float or double). `LogPrices`
 // is anything indexed by the asset that yields a Real& (a path's slot in a team's lane state).
 // `one_asset` says at compile time that the model has one asset, so that the host's vector loop over
-// the paths holds no loop over assets (which would keep GCC from vectorising it).
+// the paths holds no loop over assets (which would keep GCC from vectorising it), and a GPU thread's path
+// state is indexed by constants alone (an index known only at run time puts the whole state in local memory).
 
 // Correlated geometric Brownian motions with exact log-normal steps.
 struct MultiAssetGbm {
@@ -86,9 +87,9 @@ struct MultiAssetGbm {
   Kokkos::Array<double, max_assets> spot, volatility, dividend;
   Kokkos::Array<double, max_assets * max_assets> cholesky;  // lower triangle, row-major
 
-  template <class Real, class LogPrices>
+  template <bool one_asset, class Real, class LogPrices>
   KOKKOS_INLINE_FUNCTION void start(LogPrices log_price, Real& variance) const {
-    for (int a = 0; a < assets; ++a) log_price[a] = static_cast<Real>(km::log(spot[a]));
+    for (int a = 0; a < (one_asset ? 1 : assets); ++a) log_price[a] = static_cast<Real>(km::log(spot[a]));
     variance = static_cast<Real>(volatility[0] * volatility[0]);
   }
   // The variance of asset 0's log price per unit time over a step, for the Brownian bridge.
@@ -127,7 +128,7 @@ struct Heston {
   bool quadratic_exponential = true;
   int assets = 1;
 
-  template <class Real, class LogPrices>
+  template <bool one_asset, class Real, class LogPrices>
   KOKKOS_INLINE_FUNCTION void start(LogPrices log_price, Real& variance) const {
     log_price[0] = static_cast<Real>(km::log(spot));
     variance = static_cast<Real>(v0);

@@ -80,8 +80,9 @@ KOKKOS_INLINE_FUNCTION void add_samples(const SampleValues& values, const Kokkos
 // arrays (quantity, product, sample) so neighbouring lanes write neighbouring addresses. A thread's
 // lanes past the end of its block simulate paths nobody keeps, so the loops stay whole. A functor, not a
 // lambda: nvcc's wrapper of an extended host-device lambda copies its captures (4.4 KB here, the bumped
-// models) to the host heap at every launch.
-template <class Real, class M>
+// models) to the host heap at every launch. A model of one asset (one_asset) has a kernel of its own, whose
+// path state a GPU thread holds in registers.
+template <class Real, class M, bool one_asset>
 struct PathKernel {
   Kokkos::Array<M, 5> models;
   PathSetup setup;
@@ -108,10 +109,10 @@ struct PathKernel {
       for (int k = 0; k < scenarios; ++k)
         for (int n = 0; n < signs; ++n) {
           const Draws first{key, static_cast<std::uint64_t>(first_path + first_in_block), 0, n == 0 ? 1.0 : -1.0};
-          simulate_lanes(team, lanes, models[k], setup, first, paths);
+          simulate_lanes<one_asset>(team, lanes, models[k], setup, first, paths);
           for_each_lane(team, lanes, [&](const int lane) {
             if (lane >= kept) return;
-            const PathRecord r = record_of(paths, slot_of(lane), models[k].assets, setup);
+            const PathRecord r = record_of<one_asset>(paths, slot_of(lane), models[k].assets, setup);
             add_samples(values, payoffs, sample_terms, r, k, first_sample + lane);
           });
         }
@@ -119,10 +120,10 @@ struct PathKernel {
   }
 };
 
-template <class Real, class M>
+template <class Real, bool one_asset, class M>
 void simulate_blocks(const M& base, const PricerSettings& s, const Kokkos::View<const Payoff*>& payoffs,
                      long first_block, long block_stride, long blocks, const SampleValues& values) {
-  PathKernel<Real, M> kernel;
+  PathKernel<Real, M, one_asset> kernel;
   kernel.scenarios = s.scenarios();
   const Scenario bumps[5] = {{}, {1 + s.spot_bump, 0}, {1 - s.spot_bump, 0}, {1, s.volatility_bump}, {1, -s.volatility_bump}};
   for (int k = 0; k < kernel.scenarios; ++k) kernel.models[k] = bumped(base, bumps[k]);
@@ -149,10 +150,12 @@ void simulate_blocks(const M& base, const PricerSettings& s, const Kokkos::View<
 template <class Real>
 void simulate_model_blocks(const PricerSettings& s, const Kokkos::View<const Payoff*>& payoffs, long first_block,
                            long block_stride, long blocks, const SampleValues& values) {
-  if (s.model == Model::gbm)
-    simulate_blocks<Real>(s.gbm, s, payoffs, first_block, block_stride, blocks, values);
+  if (s.model == Model::heston)
+    simulate_blocks<Real, true>(s.heston, s, payoffs, first_block, block_stride, blocks, values);
+  else if (s.gbm.assets == 1)
+    simulate_blocks<Real, true>(s.gbm, s, payoffs, first_block, block_stride, blocks, values);
   else
-    simulate_blocks<Real>(s.heston, s, payoffs, first_block, block_stride, blocks, values);
+    simulate_blocks<Real, false>(s.gbm, s, payoffs, first_block, block_stride, blocks, values);
 }
 
 void simulate_launch(const PricerSettings& s, const Kokkos::View<const Payoff*>& payoffs, long first_block,

@@ -6,6 +6,8 @@
 // Zhou 1997); weighting by the survival probability instead of the indicator prices the continuously
 // monitored barrier from discrete dates, and smoothly. A knock-out rebate is paid at the hit, so it is
 // discounted from a hitting time drawn from the bridge's law given a crossing.
+#include <utility>
+
 #include "parallel/device_memory.hpp"
 #include "solvers/finance/exercise_rule.hpp"
 #include "solvers/finance/models.hpp"
@@ -80,9 +82,9 @@ struct SlotLogPrices {
   KOKKOS_INLINE_FUNCTION Real& operator[](int asset) const { return log_price[asset][slot]; }
 };
 
-template <class Real, class Model>
+template <bool one_asset, class Real, class Model>
 KOKKOS_INLINE_FUNCTION void start_path(const Model& model, const PathSetup& setup, LaneState<Real>& p, int s) {
-  model.start(SlotLogPrices<Real>{p.log_price, s}, p.variance[s]);
+  model.template start<one_asset>(SlotLogPrices<Real>{p.log_price, s}, p.variance[s]);
   const Real x = p.log_price[0][s], start = km::exp(x);
   p.log_start[s] = x;
   p.maximum[s] = p.minimum[s] = start;
@@ -192,6 +194,17 @@ KOKKOS_INLINE_FUNCTION void exercise_one_asset(const TeamMember& team, int lanes
   });
 }
 
+// body(level) for the exercise rules in use, levels 0 to `levels` - 1, each call's level a constant once inlined:
+// through a runtime level, a GPU thread's whole path state would sit in local memory.
+template <class Body, int... level>
+KOKKOS_INLINE_FUNCTION void for_each_level(int levels, const Body& body, std::integer_sequence<int, level...>) {
+  ((level < levels ? body(level) : void()), ...);
+}
+template <class Body>
+KOKKOS_INLINE_FUNCTION void for_each_level(int levels, const Body& body) {
+  for_each_level(levels, body, std::make_integer_sequence<int, max_exercise_levels>{});
+}
+
 // The steps of the group of `lanes` paths from `first.path` on (first.step is ignored). The products'
 // optional parts (vega, barrier) run as loops of their own, so the common loop stays branch-free.
 template <bool one_asset, class Real, class Model, class TeamMember>
@@ -211,11 +224,11 @@ KOKKOS_INLINE_FUNCTION void simulate_steps(const TeamMember& team, int lanes, co
       for_each_lane(team, lanes, [&](const int lane) {
         monitor_barrier(model, setup, draws_of(lane, step), step, paths, slot_of(lane));
       });
-    for (int level = 0; level < setup.exercise_levels; ++level) {
+    for_each_level(setup.exercise_levels, [&](const int level) {
       const ExerciseRule& rule = setup.exercise[level];
       // Dates before maturity only: at maturity the payoff decides.
       const int date = rule.date_at_step(step);
-      if (date < 0 || date >= rule.dates - 1) continue;
+      if (date < 0 || date >= rule.dates - 1) return;
       const double discount = km::exp(-setup.rate * (step + 1) * setup.dt);
       if constexpr (one_asset)
         exercise_one_asset(team, lanes, rule, level, date, discount, paths);
@@ -223,26 +236,24 @@ KOKKOS_INLINE_FUNCTION void simulate_steps(const TeamMember& team, int lanes, co
         for_each_lane(team, lanes, [&](const int lane) {
           consider_exercise(rule, level, date, discount, paths, slot_of(lane));
         });
-    }
+    });
   }
 }
 
-// The group of `lanes` paths from `first.path` on, from the start through all steps.
-template <class Real, class Model, class TeamMember>
+// The group of `lanes` paths from `first.path` on, from the start through all steps, of a model with one asset
+// or (one_asset false) with model.assets.
+template <bool one_asset, class Real, class Model, class TeamMember>
 KOKKOS_INLINE_FUNCTION void simulate_lanes(const TeamMember& team, int lanes, const Model& model,
                                            const PathSetup& setup, const Draws& first, LaneState<Real>& paths) {
-  for_each_lane(team, lanes, [&](const int lane) { start_path(model, setup, paths, slot_of(lane)); });
-  if (model.assets == 1)
-    simulate_steps<true>(team, lanes, model, setup, first, paths);
-  else
-    simulate_steps<false>(team, lanes, model, setup, first, paths);
+  for_each_lane(team, lanes, [&](const int lane) { start_path<one_asset>(model, setup, paths, slot_of(lane)); });
+  simulate_steps<one_asset>(team, lanes, model, setup, first, paths);
 }
 
 // What the payoffs read of a simulated path, in double.
-template <class Real>
+template <bool one_asset, class Real>
 KOKKOS_INLINE_FUNCTION PathRecord record_of(const LaneState<Real>& p, int s, int assets, const PathSetup& setup) {
   PathRecord r;
-  for (int a = 0; a < assets; ++a) r.terminal[a] = km::exp(static_cast<double>(p.log_price[a][s]));
+  for (int a = 0; a < (one_asset ? 1 : assets); ++a) r.terminal[a] = km::exp(static_cast<double>(p.log_price[a][s]));
   r.arithmetic_sum = p.arithmetic_sum[s], r.log_sum = p.log_sum[s];
   r.fixings = setup.steps + (setup.average_includes_start ? 1 : 0);
   r.maximum = p.maximum[s], r.minimum = p.minimum[s];
