@@ -118,7 +118,8 @@ void simulate_to_dates(const M& model, const ExerciseRule& rule, const PricerSet
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads), [&](const int thread) {
           const long first = (team.league_rank() * static_cast<long>(threads) + thread) * lanes;
           LaneState<double> state;
-          for_each_lane(team, lanes, [&](const int lane) { start_path<one_asset>(model, setup, state, slot_of(lane)); });
+          for_each_lane(team, lanes,
+                        [&](const int lane) { start_path<one_asset>(model, setup, state, slot_of(lane)); });
           for (int step = 0; step < steps; ++step) {
             for_each_lane(team, lanes, [&](const int lane) {
               const Draws draws{key, first_path + static_cast<std::uint64_t>(first + lane), static_cast<std::uint64_t>(step), 1.0};
