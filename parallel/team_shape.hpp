@@ -22,6 +22,8 @@ struct TeamShape {
     else
       return Kokkos::TeamPolicy<>(static_cast<int>(league), threads, lanes);
   }
+  // The teams of `rows` rows, `threads` rows to a team (for_each_team_row).
+  Kokkos::TeamPolicy<> row_policy(long rows) const { return policy((rows + threads - 1) / threads); }
 };
 
 // Warps per GPU team. A kernel of many registers fits fewer 256-thread blocks on an SM than 128-thread
@@ -50,5 +52,15 @@ inline TeamShape row_team_shape() {
 }
 
 using TeamMember = Kokkos::TeamPolicy<>::member_type;
+
+// body(row) for each row of a row_policy launch's team that is one of the `rows`, a team thread each (a warp on a
+// GPU, whose lanes the body spreads along the row with ThreadVectorRange); the last team's spare threads idle.
+template <class Body>
+KOKKOS_INLINE_FUNCTION void for_each_team_row(const TeamMember& team, int rows_per_team, int rows, const Body& body) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
+    const int row = team.league_rank() * rows_per_team + t;
+    if (row < rows) body(row);
+  });
+}
 
 }  // namespace meridian::parallel

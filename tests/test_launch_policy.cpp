@@ -259,18 +259,15 @@ TEST(TeamShape, WarpsComeFromTheSettingOrAreEight) {
   }
 }
 
-// How often the row kernels' pattern (a team's threads over its rows, the lanes along each row) visits each
-// cell of `rows` rows at this team shape. A free function: nvcc refuses an extended lambda in a test body.
+// How often the row kernels' launch (row_policy, for_each_team_row, the lanes along each row) visits each cell of
+// `rows` rows at this team shape. A free function: nvcc refuses an extended lambda in a test body.
 using Visits = Kokkos::View<int**, Kokkos::LayoutRight>;
 Visits::HostMirror row_visits(const parallel::TeamShape shape, const int rows, const int length) {
   Visits visits("visits", rows, length);
   const int rows_per_team = shape.threads;
   Kokkos::parallel_for(
-      "test::rows", shape.policy((rows + rows_per_team - 1) / rows_per_team),
-      KOKKOS_LAMBDA(const parallel::TeamMember& team) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
-          const int row = team.league_rank() * rows_per_team + t;
-          if (row >= rows) return;
+      "test::rows", shape.row_policy(rows), KOKKOS_LAMBDA(const parallel::TeamMember& team) {
+        parallel::for_each_team_row(team, rows_per_team, rows, [&](const int row) {
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, length), [&](const int i) { visits(row, i) += 1; });
         });
       });

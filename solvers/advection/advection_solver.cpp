@@ -377,11 +377,8 @@ void rk_stage_rows(const Block& b, const StageInputs<Real>& s) {
   const parallel::TeamShape shape = parallel::row_team_shape();
   const int rows = b.components * b.nz * b.ny, rows_per_team = shape.threads;
   Kokkos::parallel_for(
-      "advection::rk_stage", shape.policy((rows + rows_per_team - 1) / rows_per_team),
-      KOKKOS_LAMBDA(const parallel::TeamMember& team) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
-          const int r = team.league_rank() * rows_per_team + t;
-          if (r >= rows) return;
+      "advection::rk_stage", shape.row_policy(rows), KOKKOS_LAMBDA(const parallel::TeamMember& team) {
+        parallel::for_each_team_row(team, rows_per_team, rows, [&](const int r) {
           const int c = r / (b.nz * b.ny), k = b.hz + (r / b.ny) % b.nz, j = b.hy + r % b.ny;
           const RowOfCells<ThreeD, Real> cells{&in(c, k, j, 0), &base(c, k, j, 0), &out(c, k, j, 0), &fx(k, j, 0),
                                           &fy(k, j, 0), &fy(k, j + 1, 0), &fz(k, j, 0), &fz(k + 1, j, 0),

@@ -59,11 +59,8 @@ void face_fluxes(int axis, const FluxInputs& in) {
   const parallel::TeamShape shape = parallel::row_team_shape();
   const int rows_per_team = shape.threads;
   Kokkos::parallel_for(
-      "atmosphere::face_fluxes", shape.policy((rows + rows_per_team - 1) / rows_per_team),
-      KOKKOS_LAMBDA(const parallel::TeamMember& team) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
-          const int row = team.league_rank() * rows_per_team + t;
-          if (row >= rows) return;
+      "atmosphere::face_fluxes", shape.row_policy(rows), KOKKOS_LAMBDA(const parallel::TeamMember& team) {
+        parallel::for_each_team_row(team, rows_per_team, rows, [&](const int row) {
           const int k = Dims == 2 ? row : row / rows_y, j = Dims == 2 ? 0 : row % rows_y;
           FaceInputs inputs{};  // the levels past a narrower halo stay zero: no read of an unset value
           inputs.hyperviscosity = hv, inputs.spacing = spacing, inputs.viscosity = nu, inputs.diffusivity = kappa;
@@ -113,11 +110,8 @@ void apply_tendencies(int axis, const Block& b, const Flux& flux, const mesh::Fi
   const parallel::TeamShape shape = parallel::row_team_shape();
   const int rows_per_team = shape.threads, rows = b.nz * b.ny;
   Kokkos::parallel_for(
-      "atmosphere::apply_tendencies", shape.policy((rows + rows_per_team - 1) / rows_per_team),
-      KOKKOS_LAMBDA(const parallel::TeamMember& team) {
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows_per_team), [&](const int t) {
-          const int row = team.league_rank() * rows_per_team + t;
-          if (row >= rows) return;
+      "atmosphere::apply_tendencies", shape.row_policy(rows), KOKKOS_LAMBDA(const parallel::TeamMember& team) {
+        parallel::for_each_team_row(team, rows_per_team, rows, [&](const int row) {
           const int k = Dims == 2 ? row : row / b.ny, j = Dims == 2 ? 0 : row % b.ny;
           const int lower = row_of<Dims>(k, j, flux_rows_y), upper = row_of<Dims>(k + dk, j + dj, flux_rows_y);
           Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b.nx), [&](const int i) {
