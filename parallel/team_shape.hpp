@@ -63,4 +63,21 @@ KOKKOS_INLINE_FUNCTION void for_each_team_row(const TeamMember& team, int rows_p
   });
 }
 
+// body(i) for i in [first, last) along one row of a for_each_team_row body: across a warp's lanes on a GPU
+// (ThreadVectorRange); on the host one loop that GCC is told carries no dependence between its iterations. A
+// row kernel writes only faces of its own row, which no other iteration reads; GCC cannot prove that of
+// pointers and otherwise versions the loop on run-time alias checks, or, past 64 of them (the MAC tendency
+// needs 141), leaves it scalar.
+template <class Body>
+KOKKOS_FORCEINLINE_FUNCTION void for_each_in_row(const TeamMember& team, int first, int last, const Body& body) {
+  if constexpr (device_memory_is_host) {
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#pragma GCC ivdep
+#endif
+    for (int i = first; i < last; ++i) body(i);
+  } else {
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first, last), body);
+  }
+}
+
 }  // namespace meridian::parallel

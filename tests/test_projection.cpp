@@ -142,12 +142,13 @@ double advection_error(long n, bool fourth, int dimensions = 2) {
   for_each_face([&](int c, int k, int j, int i, const double (&x)[3]) { host(c, k, j, i) = field.value(c, x); });
   Kokkos::deep_copy(u, host);
   mesh::HaloExchange(d, dimensions).exchange(u, mesh::Corners::fill);
-  const int components = dimensions;
+  const cfd::FaceStrides f = cfd::face_strides(u);
   parallel::for_each(
       "test::advection", cfd::owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        const int x[3] = {i, j, k};
-        for (int c = 0; c < components; ++c)
-          out(c, k, j, i) = fourth ? cfd::advection4(u, c, x, g) : cfd::advection(u, c, x, g, static_cast<int>(cfd::AdvectionScheme::central));
+        const double* u0 = &u(0, k, j, i);
+        for (int c = 0; c < g.dims; ++c)
+          out(c, k, j, i) = g.dims == 3 ? (fourth ? cfd::advection4<3>(u0, c, f, g) : cfd::advection<3, false>(u0, c, f, g))
+                                        : (fourth ? cfd::advection4<2>(u0, c, f, g) : cfd::advection<2, false>(u0, c, f, g));
       });
   const auto result = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   double error = 0;

@@ -389,7 +389,7 @@ void rk_stage_rows(const Block& b, const StageInputs<Real>& s) {
           const int first = b.hx, last = b.hx + b.nx;
           const bool row_inside = y_low == full && y_high == full && (!ThreeD || (z_low == full && z_high == full));
           if (!row_inside) {
-            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first, last), [&](const int i) {
+            parallel::for_each_in_row(team, first, last, [&](const int i) {
               cells.update(i, open.from_boundary(0, i), open.from_boundary(0, i + 1), y_low, y_high, z_low, z_high);
             });
             return;
@@ -403,11 +403,11 @@ void rk_stage_rows(const Block& b, const StageInputs<Real>& s) {
           const auto near_x_boundary = [&](const int i) {
             cells.update(i, open.from_boundary(0, i), open.from_boundary(0, i + 1), full, full, full, full);
           };
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first, inner_begin), near_x_boundary);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, inner_begin, inner_end), [&](const int i) {
+          parallel::for_each_in_row(team, first, inner_begin, near_x_boundary);
+          parallel::for_each_in_row(team, inner_begin, inner_end, [&](const int i) {
             cells.update(i, full, full, full, full, full, full);
           });
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, inner_end, last), near_x_boundary);
+          parallel::for_each_in_row(team, inner_end, last, near_x_boundary);
         });
       });
 }

@@ -77,7 +77,7 @@ void face_fluxes(int axis, const FluxInputs& in) {
           const FaceStencil row_stencil = !one_sided || axis == 0 ? FaceStencil::interior
                                           : along_z      ? face_stencil(k, b.nz, b.ground, b.lid)
                                                          : face_stencil(j, b.ny, b.south, b.north);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, faces_per_row), [&](const int i) {
+          parallel::for_each_in_row(team, 0, faces_per_row, [&](const int i) {
             const bool wall = wall_row || (axis == 0 && ((b.west && i == 0) || (b.east && i == b.nx)));
             const double* above = &at<Dims>(q, 0, b.h + k, b.h + j, b.h + i);
             const FaceStencil stencil = axis == 0 && one_sided ? face_stencil(i, b.nx, b.west, b.east) : row_stencil;
@@ -114,7 +114,7 @@ void apply_tendencies(int axis, const Block& b, const Flux& flux, const mesh::Fi
         parallel::for_each_team_row(team, rows_per_team, rows, [&](const int row) {
           const int k = Dims == 2 ? row : row / b.ny, j = Dims == 2 ? 0 : row % b.ny;
           const int lower = row_of<Dims>(k, j, flux_rows_y), upper = row_of<Dims>(k + dk, j + dj, flux_rows_y);
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, b.nx), [&](const int i) {
+          parallel::for_each_in_row(team, 0, b.nx, [&](const int i) {
             double state[components_of<Dims>], relaxation[components_of<Dims>] = {};
             for (int c = 0; c < components_of<Dims>; ++c) state[c] = at<Dims>(forcing, c, b.h + k, b.h + j, b.h + i);
             if (rayleigh) rayleigh_tendency<components_of<Dims>>(state, cells(b.h + k), wind, rate(k), relaxation);

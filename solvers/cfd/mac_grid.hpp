@@ -59,25 +59,39 @@ KOKKOS_INLINE_FUNCTION double at(const mesh::Field& f, int c, const int (&x)[3],
 // below read through pointers, as indexing the four-index View for every read cost more than their arithmetic.
 KOKKOS_INLINE_FUNCTION long stride_along(const mesh::Field& u, int axis) { return static_cast<long>(u.stride(3 - axis)); }
 
+// Those distances along x, y and z, and between a field's components, for the stencils of a fixed dimension D.
+// Their axis and component loops have D steps, so the compiler unrolls them: every axis is then a constant,
+// which keeps a GPU thread's indices in registers and lets a host row of faces vectorise, x's distance being
+// the constant 1 (mesh::Field is LayoutRight) where a runtime one would make every load a gather.
+struct FaceStrides {
+  long y, z, component;
+  KOKKOS_INLINE_FUNCTION long along(int axis) const { return axis == 0 ? 1 : axis == 1 ? y : z; }
+};
+KOKKOS_INLINE_FUNCTION FaceStrides face_strides(const mesh::Field& u) {
+  return {stride_along(u, 1), stride_along(u, 2), static_cast<long>(u.stride(0))};
+}
+
 // d(u_a u_c)/dx_a summed over a, conservative: the flux through the face between u_c(y - e_a) and u_c(y)
 // is the advecting velocity (u_a(y) + u_a(y - e_c)) / 2 times u_c interpolated there, centrally or by
 // QUICK (Leonard 1979: 3/8 downstream + 6/8 upstream - 1/8 far upstream, third order and upwind-biased).
-KOKKOS_INLINE_FUNCTION double advection(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g, int scheme) {
-  const long along_c = stride_along(u, c);
-  const double* uc = &u(c, x[2], x[1], x[0]);
+// `u0` points at component 0 of the face's cell.
+template <int D, bool Quick>
+KOKKOS_INLINE_FUNCTION double advection(const double* u0, int c, const FaceStrides& f, const MacGrid& g) {
+  const long along_c = f.along(c);
+  const double* uc = u0 + c * f.component;
   double sum = 0;
-  for (int a = 0; a < g.dims; ++a) {
-    const long s = stride_along(u, a);
-    const double* ua = &u(a, x[2], x[1], x[0]);
+  for (int a = 0; a < D; ++a) {
+    const long s = f.along(a);
+    const double* ua = u0 + a * f.component;
     double flux[2];
     for (int side = 0; side < 2; ++side) {
       const double* wy = ua + side * s;  // u_a(y), y = x + side e_a
       const double* cy = uc + side * s;  // u_c(y)
       const double w = 0.5 * (wy[0] + wy[-along_c]);
       const double here = cy[0], below = cy[-s];
-      double value = 0.5 * (here + below);
-      if (scheme == static_cast<int>(AdvectionScheme::quick))
-        value = w > 0 ? 0.375 * here + 0.75 * below - 0.125 * cy[-2 * s] : 0.375 * below + 0.75 * here - 0.125 * cy[s];
+      const double value = !Quick ? 0.5 * (here + below)
+                           : w > 0 ? 0.375 * here + 0.75 * below - 0.125 * cy[-2 * s]
+                                   : 0.375 * below + 0.75 * here - 0.125 * cy[s];
       flux[side] = w * value;
     }
     sum += (flux[1] - flux[0]) / g.h[a];
@@ -98,13 +112,14 @@ KOKKOS_INLINE_FUNCTION double advecting_velocity4(const double* p, long along_c)
 // Schaefer-Turek 2D-2, D/h = 32, the lift's half peak-to-peak is 0.953 with central and 0.976 with this
 // (the benchmark's about 1.01; scripts/validation/README.md).
 constexpr int advection4_reach = 3;  // how many faces away along each axis advection4 reads
-KOKKOS_INLINE_FUNCTION double advection4(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g) {
-  const long along_c = stride_along(u, c);
-  const double* uc = &u(c, x[2], x[1], x[0]);
+template <int D>
+KOKKOS_INLINE_FUNCTION double advection4(const double* u0, int c, const FaceStrides& f, const MacGrid& g) {
+  const long along_c = f.along(c);
+  const double* uc = u0 + c * f.component;
   double sum = 0;
-  for (int a = 0; a < g.dims; ++a) {
-    const long s = stride_along(u, a);
-    const double* ua = &u(a, x[2], x[1], x[0]);
+  for (int a = 0; a < D; ++a) {
+    const long s = f.along(a);
+    const double* ua = u0 + a * f.component;
     const double near1 = advecting_velocity4(ua + s, along_c) * 0.5 * (uc[s] + uc[0]);
     const double near0 = advecting_velocity4(ua, along_c) * 0.5 * (uc[0] + uc[-s]);
     const double upper = advecting_velocity4(ua + 2 * s, along_c) * 0.5 * (uc[0] + uc[3 * s]);
@@ -114,15 +129,21 @@ KOKKOS_INLINE_FUNCTION double advection4(const mesh::Field& u, int c, const int 
   return sum;
 }
 
-// The Laplacian of component c at x.
-KOKKOS_INLINE_FUNCTION double laplacian(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g) {
-  const double* uc = &u(c, x[2], x[1], x[0]);
+// The Laplacian of the component whose face value `uc` points at.
+template <int D>
+KOKKOS_INLINE_FUNCTION double laplacian(const double* uc, const FaceStrides& f, const MacGrid& g) {
   double sum = 0;
-  for (int a = 0; a < g.dims; ++a) {
-    const long s = stride_along(u, a);
+  for (int a = 0; a < D; ++a) {
+    const long s = f.along(a);
     sum += (uc[s] - 2 * uc[0] + uc[-s]) / (g.h[a] * g.h[a]);
   }
   return sum;
+}
+// The same at component c's face at x, in either dimension.
+KOKKOS_INLINE_FUNCTION double laplacian(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g) {
+  const double* uc = &u(c, x[2], x[1], x[0]);
+  const FaceStrides f = face_strides(u);
+  return g.dims == 3 ? laplacian<3>(uc, f, g) : laplacian<2>(uc, f, g);
 }
 
 // The divergence of the cell at x.

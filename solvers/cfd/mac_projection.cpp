@@ -10,6 +10,7 @@
 #include "parallel/copies.hpp"
 #include "parallel/fill.hpp"
 #include "parallel/launch_policy.hpp"
+#include "parallel/team_shape.hpp"
 #include "solvers/common/kokkos_math.hpp"
 
 namespace meridian::cfd {
@@ -20,24 +21,87 @@ struct BodyForce {
   double f[3];
 };
 
-// Advection, body force and viscosity of every component at every owned face: viscosity into `tendency`
-// (explicit, advanced by AB2 with the rest) or into `viscous` (Crank-Nicolson's explicit half).
-// With central4, `fourth` (fourth_order_cells) says where its stencil may be used; central elsewhere.
-void tendency(const mesh::Field& u, const mesh::Field& out, const mesh::Field& viscous, const mesh::Field& fourth,
-              const MacGrid g, double nu, BodyForce force, int scheme, bool crank_nicolson) {
-  const bool central4 = scheme == static_cast<int>(AdvectionScheme::central4);
-  const int near_scheme = central4 ? static_cast<int>(AdvectionScheme::central) : scheme;
-  parallel::for_each(
-      "mac::tendency", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        const int x[3] = {i, j, k};
-        const bool high = central4 && fourth(0, k, j, i) > 0;
-        for (int c = 0; c < g.dims; ++c) {
-          const double diffusion = nu * laplacian(u, c, x, g);
-          const double transport = high ? advection4(u, c, x, g) : advection(u, c, x, g, near_scheme);
-          out(c, k, j, i) = force.f[c] - transport + (crank_nicolson ? 0.0 : diffusion);
-          if (crank_nicolson) viscous(c, k, j, i) = diffusion;
-        }
+// What the tendency kernel reads and writes; `viscous` only with Crank-Nicolson, `fourth` only with central4.
+struct TendencyInputs {
+  mesh::Field u, out, viscous, fourth;
+  MacGrid g;
+  double nu;
+  BodyForce force;
+};
+
+// Advection, body force and viscosity of every component at the faces of one row along x: viscosity into
+// `tendency` (explicit, advanced by AB2 with the rest) or into `explicit_half` (Crank-Nicolson's explicit half).
+// With central4, `fourth` (fourth_order_cells) says where its stencil may be used; central elsewhere. A local
+// copy per row, so that the compiler knows the stores along the row change none of its members (as advection's
+// RowOfCells); the dimension, scheme and viscous treatment are template parameters, and each component a
+// template of its own, so that the host's loop along the row has no branch and no inner loop, and vectorises.
+template <int D, AdvectionScheme Scheme, bool CrankNicolson>
+struct TendencyRow {
+  const double *u, *fourth;
+  double *tendency, *explicit_half;
+  FaceStrides f;
+  MacGrid g;
+  double nu;
+  BodyForce force;
+
+  KOKKOS_FORCEINLINE_FUNCTION void update(int i) const {
+    component<0>(i);
+    component<1>(i);
+    if constexpr (D == 3) component<2>(i);
+  }
+
+  template <int C>
+  KOKKOS_FORCEINLINE_FUNCTION void component(int i) const {
+    const double diffusion = nu * laplacian<D>(u + C * f.component + i, f, g);
+    double transport;
+    if constexpr (Scheme == AdvectionScheme::central4) {
+      // Both stencils, then the choice: a branch per face would keep the host loop from vectorising, and
+      // the fourth-order one reads only within the halo (advection4_reach = MacProjection::halo_width).
+      const double high = advection4<D>(u + i, C, f, g), low = advection<D, false>(u + i, C, f, g);
+      transport = fourth[i] > 0 ? high : low;
+    } else {
+      transport = advection<D, Scheme == AdvectionScheme::quick>(u + i, C, f, g);
+    }
+    tendency[C * f.component + i] = force.f[C] - transport + (CrankNicolson ? 0.0 : diffusion);
+    if constexpr (CrankNicolson) explicit_half[C * f.component + i] = diffusion;
+  }
+};
+
+// TendencyRow over every owned row, a row at a time (parallel::row_team_shape): on the host a vectorised loop
+// along the row, on a GPU a warp along it.
+template <int D, AdvectionScheme Scheme, bool CrankNicolson>
+void tendency_rows(const TendencyInputs& in) {
+  const mesh::Field u = in.u, out = in.out, viscous = in.viscous, fourth = in.fourth;
+  const MacGrid g = in.g;
+  const double nu = in.nu;
+  const BodyForce force = in.force;
+  const FaceStrides f = face_strides(u);
+  const parallel::TeamShape shape = parallel::row_team_shape();
+  const int rows = g.n[2] * g.n[1], rows_per_team = shape.threads;
+  Kokkos::parallel_for(
+      "mac::tendency", shape.row_policy(rows), KOKKOS_LAMBDA(const parallel::TeamMember& team) {
+        parallel::for_each_team_row(team, rows_per_team, rows, [&](const int r) {
+          const int k = g.lo[2] + r / g.n[1], j = g.lo[1] + r % g.n[1];
+          const TendencyRow<D, Scheme, CrankNicolson> row{
+              &u(0, k, j, 0), Scheme == AdvectionScheme::central4 ? &fourth(0, k, j, 0) : nullptr, &out(0, k, j, 0),
+              CrankNicolson ? &viscous(0, k, j, 0) : nullptr, f, g, nu, force};
+          parallel::for_each_in_row(team, g.lo[0], g.lo[0] + g.n[0], [&](const int i) { row.update(i); });
+        });
       });
+}
+
+void tendency(const TendencyInputs& in, AdvectionScheme scheme, bool crank_nicolson) {
+  using Kernel = void (*)(const TendencyInputs&);
+  using S = AdvectionScheme;
+  // By dimension (2, 3), scheme (AdvectionScheme's order) and viscous treatment (explicit, Crank-Nicolson).
+  static constexpr Kernel kernels[2][3][2] = {
+      {{tendency_rows<2, S::central, false>, tendency_rows<2, S::central, true>},
+       {tendency_rows<2, S::quick, false>, tendency_rows<2, S::quick, true>},
+       {tendency_rows<2, S::central4, false>, tendency_rows<2, S::central4, true>}},
+      {{tendency_rows<3, S::central, false>, tendency_rows<3, S::central, true>},
+       {tendency_rows<3, S::quick, false>, tendency_rows<3, S::quick, true>},
+       {tendency_rows<3, S::central4, false>, tendency_rows<3, S::central4, true>}}};
+  kernels[in.g.dims - 2][static_cast<int>(scheme)][crank_nicolson ? 1 : 0](in);
 }
 
 // Per cell, halos included, on the host: the minimum over the components of 1 on the faces the
@@ -355,8 +419,8 @@ void MacProjection::step(double time, double dt) {
   const MacGrid g = boundaries_.grid();
   const bool cn = settings_.viscous == ViscousScheme::crank_nicolson;
   const auto& f = settings_.body_force;
-  tendency(velocity_, tendency_, viscous_, fourth_order_, g, settings_.viscosity, BodyForce{{f[0], f[1], f[2]}},
-           static_cast<int>(settings_.advection), cn);
+  tendency({velocity_, tendency_, viscous_, fourth_order_, g, settings_.viscosity, BodyForce{{f[0], f[1], f[2]}}},
+           settings_.advection, cn);
   boundaries_.outflow_before_predictor(velocity_, dt);
   // Adams-Bashforth 2 with variable steps: the explicit terms extrapolated to the step's middle.
   const double ratio = previous_dt_ > 0 ? dt / previous_dt_ : 0.0;
