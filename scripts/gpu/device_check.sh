@@ -20,10 +20,11 @@
 #                kernel or cuSPARSE) against the cuFFT pair,
 #                and its kernels one by one under the bundle's kernel timer (ms a call)
 #   atmosphere   miniWeather's thermal at 4096 x 2048, both flux schemes, 20 steps: cell-updates/s
+#   cavity       the 3-D lid-driven cavity at 256^3, 10 steps of the projection solver: s/step, cell-updates/s
 #   monte_carlo  1e8 paths of the 252-fixing arithmetic Asian, double precision: path-steps/s
 #   bermudan     the shipped Bermudan put (Longstaff-Schwartz, 50 dates) on 1e7 paths, 1e6 calibration paths:
 #                price and standard error (the reference 4.4778), path-steps/s, the calibration's seconds
-# The advection, atmosphere (also 3-D, 256 x 256 x 128) and Monte Carlo stages run twice: at 8 warps a team
+# The advection, atmosphere (also 3-D, 256 x 256 x 128), cavity and Monte Carlo stages run twice: at 8 warps a team
 # of their row and path kernels (the default) and at 4 (NAME-4-warps, MERIDIAN_TEAM_WARPS=4), with the ratio
 # of their step times and whether their diagnostics are the same bits.
 # Lines `ratio <case> <value>` are the figures against their ceilings. --dry-run runs what needs no GPU
@@ -310,6 +311,16 @@ for scheme in fourth_order fifth_order_upwind; do
 done
 atmosphere_case atmosphere-3d "$decks/atmosphere/rising_thermal_3d.toml" --set mesh.nx=256 --set mesh.ny=256 \
   --set mesh.nz=128 --set run.max_steps=10
+
+# The projection solver's step: the shipped 3-D cavity at 256^3, 10 steps (its tendency a row kernel: team width
+# matters as for the atmosphere), the pressure and Crank-Nicolson solves direct.
+if both_team_widths cavity-3d-256 25 "$decks/cfd/lid_driven_cavity_3d.toml" --set mesh.nx=256 --set mesh.ny=256 \
+  --set mesh.nz=256 --set run.max_steps=10 "${quiet[@]}" --set run.diagnostics_every=5; then
+  if figures=$(summary_figures "$work/cavity-3d-256.log"); then
+    read -r steps per_step rate <<<"$figures"
+    echo "cavity-3d-256: $steps steps, $per_step s/step, $rate cell-updates/s" >>"$results"
+  fi
+fi
 
 if both_team_widths monte-carlo-1e8 50 "$decks/finance/portfolio.toml" \
   --set 'finance.products=["asian_arithmetic_call"]' --set finance.greeks=false --set finance.steps=252 \
