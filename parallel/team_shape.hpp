@@ -63,6 +63,14 @@ KOKKOS_INLINE_FUNCTION void for_each_team_row(const TeamMember& team, int rows_p
   });
 }
 
+// MERIDIAN_INDEPENDENT_ITERATIONS before a host loop tells GCC that its iterations are independent; nothing
+// where nvcc or clang compiles (they would warn of the pragma, and a CUDA build runs no such loop on the host).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define MERIDIAN_INDEPENDENT_ITERATIONS _Pragma("GCC ivdep")
+#else
+#define MERIDIAN_INDEPENDENT_ITERATIONS
+#endif
+
 // body(i) for i in [first, last) along one row of a for_each_team_row body: across a warp's lanes on a GPU
 // (ThreadVectorRange); on the host one loop that GCC is told carries no dependence between its iterations. A
 // row kernel writes only faces of its own row, which no other iteration reads; GCC cannot prove that of
@@ -71,9 +79,7 @@ KOKKOS_INLINE_FUNCTION void for_each_team_row(const TeamMember& team, int rows_p
 template <class Body>
 KOKKOS_FORCEINLINE_FUNCTION void for_each_in_row(const TeamMember& team, int first, int last, const Body& body) {
   if constexpr (device_memory_is_host) {
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
-#pragma GCC ivdep
-#endif
+    MERIDIAN_INDEPENDENT_ITERATIONS
     for (int i = first; i < last; ++i) body(i);
   } else {
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, first, last), body);

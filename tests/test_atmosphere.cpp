@@ -16,6 +16,7 @@
 #include "mesh/reductions.hpp"
 #include "parallel/launch_counts.hpp"
 #include "solvers/atmosphere/atmosphere_solver.hpp"
+#include "solvers/atmosphere/dynamics_kernels.hpp"
 
 using namespace meridian;
 
@@ -215,6 +216,45 @@ TEST(Atmosphere, PressurePerturbationSeriesAgreesWithExpm1Log1pToRounding) {
     const double expected = p * std::expm1(atmosphere::gamma_d * std::log1p(x));
     EXPECT_NEAR(atmosphere::pressure_perturbation(perturbation, rt, p), expected, 1e-15 * std::abs(expected))
         << "rt'/rt = " << x;
+  }
+}
+
+// On the host the rows whose stencils are all interior go through a vectorised loop of the flux functions with the
+// normal momentum and the pressure's series fixed at compile time, the others through the general loop a GPU runs
+// for every row (dynamics_kernels.cpp). Both give the same bits on every face, for both reconstructions and the
+// one-sided wall closure, with side walls and viscosity on, in a state whose rho theta perturbation is a fifth of
+// the background's in a band of levels: past the series' reach (1/8), so the vector loop hands those rows back.
+TEST(AtmosphereKernels, VectorRowsGiveTheGeneralFluxesBits) {
+  using namespace atmosphere;
+  for (const char* closure : {"reconstruction=fourth_order", "reconstruction=fifth_order_upwind",
+                              "wall_closure=one_sided"}) {
+    auto s = build({"atmosphere.case=colliding_thermals", "mesh.nx=24", "mesh.nz=16", "atmosphere.sides=wall",
+                    "atmosphere.viscosity=75.0", "atmosphere.diffusivity=75.0", std::string("atmosphere.") + closure});
+    run(*s, 0, 2);  // momenta and a density perturbation besides rho theta's
+    const auto& d = s->decomposition();
+    const int h = d.halo(0);
+    const mesh::Field q = s->fields();
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q);
+    const auto cells = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s->background_cells());
+    for (long k = h + 6; k < h + 8 && k < h + d.local_cells(1); ++k)
+      for (long i = 0; i < static_cast<long>(host.extent(3)); ++i) host(rho_theta, 0, k, i) = 0.2 * cells(k).rho_theta;
+    Kokkos::deep_copy(q, host);
+    const Block b = block_of(d, true);
+    for (int axis = 0; axis < 2; ++axis) {
+      Flux vector("test::vector_rows", components_of<2>, b.nz + 1, b.nx + 1), general("test::general", components_of<2>,
+                                                                                  b.nz + 1, b.nx + 1);
+      FluxInputs in{q,   vector, s->background_cells(), s->background_faces(), b, -0.05 * s->spacing(axis) / 16,
+                    s->spacing(axis), 75.0, 75.0, std::string(closure) == "reconstruction=fifth_order_upwind",
+                    std::string(closure) == "wall_closure=one_sided"};
+      directional_fluxes<2>(axis, in);
+      in.flux = general, in.vector_rows = false;
+      directional_fluxes<2>(axis, in);
+      const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), vector);
+      const auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), general);
+      long differing = 0;
+      for (std::size_t n = 0; n < a.size(); ++n) differing += a.data()[n] != g.data()[n];
+      EXPECT_EQ(differing, 0) << closure << ", axis " << axis << ": faces' fluxes whose bits differ";
+    }
   }
 }
 

@@ -39,9 +39,52 @@ KOKKOS_INLINE_FUNCTION FaceStencil face_stencil(int n, int cells, bool low, bool
   return FaceStencil::interior;
 }
 
+// One row of faces as the host's vector loop sees it: where its first face's upper cell and flux start, and what
+// the faces share.
+struct RowOfFaces {
+  const double* cells;
+  double* flux;
+  long stride, component_stride, flux_component_stride;
+  int faces, last_face, normal;
+  bool fifth, wall_row, west_wall, east_wall;  // the scheme; every face a wall; face 0, face last_face one
+  FaceInputs inputs;
+};
+
+// The fluxes of a row whose stencils are all interior, on the host, by the flux functions with the scheme and
+// the normal momentum fixed at compile time, in a loop that vectorises. False where a face's pressure
+// perturbation was beyond its series' reach: the caller redoes the row with the normal known at run time.
+template <int Dims, bool Fifth, int Normal>
+bool known_row_fluxes(const RowOfFaces& r) {
+  constexpr int n = components_of<Dims>;
+  int beyond = 0;
+  MERIDIAN_INDEPENDENT_ITERATIONS
+  for (int i = 0; i < r.faces; ++i) {
+    const bool wall = r.wall_row | (r.west_wall & (i == 0)) | (r.east_wall & (i == r.last_face));
+    double f[n];
+    bool beyond_series;
+    if constexpr (Fifth)
+      fifth_order_face_flux<n, Normal>(r.cells + i, r.stride, r.component_stride, Normal, r.inputs, wall, f,
+                                       beyond_series);
+    else
+      face_flux<n, Normal>(r.cells + i, r.stride, r.component_stride, Normal, r.inputs, wall, FaceStencil::interior,
+                           f, beyond_series);
+    for (int c = 0; c < n; ++c) r.flux[c * r.flux_component_stride + i] = f[c];
+    beyond |= beyond_series;
+  }
+  return beyond == 0;
+}
+
+template <int Dims, bool Fifth>
+bool known_row_fluxes(const RowOfFaces& r) {
+  if (r.normal == momentum_x) return known_row_fluxes<Dims, Fifth, momentum_x>(r);
+  if (r.normal == momentum_z) return known_row_fluxes<Dims, Fifth, momentum_z>(r);
+  if constexpr (Dims == 3) return known_row_fluxes<Dims, Fifth, momentum_y>(r);
+  return false;
+}
+
 // Fluxes through this rank's faces across mesh axis `axis`: rows of faces along x (a row of x-faces
 // per row of cells, a row of y-faces per y face and level, a row of z-faces per face level and y),
-// lanes along x.
+// lanes along x. On the host the rows whose stencils are all interior go through known_row_fluxes.
 template <int Dims>
 void face_fluxes(int axis, const FluxInputs& in) {
   const mesh::Field q = in.q;
@@ -49,7 +92,7 @@ void face_fluxes(int axis, const FluxInputs& in) {
   const BackgroundView cells = in.cells, faces = in.faces;
   const Block b = in.b;
   const double hv = in.hyperviscosity, spacing = in.spacing, nu = in.viscosity, kappa = in.diffusivity;
-  const bool fifth = in.fifth_order, one_sided = in.one_sided_walls;
+  const bool fifth = in.fifth_order, one_sided = in.one_sided_walls, vector_rows = in.vector_rows;
   const bool along_y = Dims == 3 && axis == 1, along_z = axis == Dims - 1;
   const int normal = normal_momentum<Dims>(axis);
   const long component_stride = static_cast<long>(q.stride(0));
@@ -77,15 +120,26 @@ void face_fluxes(int axis, const FluxInputs& in) {
           const FaceStencil row_stencil = !one_sided || axis == 0 ? FaceStencil::interior
                                           : along_z      ? face_stencil(k, b.nz, b.ground, b.lid)
                                                          : face_stencil(j, b.ny, b.south, b.north);
+          // Made outside the constexpr-if, which nvcc's lambdas may not capture in (a GPU drops them unused).
+          const RowOfFaces r{&at<Dims>(q, 0, b.h + k, b.h + j, b.h), &flux(0, row, 0), stride, component_stride,
+                             static_cast<long>(flux.stride(0)), faces_per_row, b.nx, normal, fifth, wall_row,
+                             axis == 0 && b.west, axis == 0 && b.east, inputs};
+          const bool vector_row = vector_rows && row_stencil == FaceStencil::interior && !(one_sided && axis == 0);
+          if constexpr (parallel::device_memory_is_host) {
+            if (vector_row && (r.fifth ? known_row_fluxes<Dims, true>(r) : known_row_fluxes<Dims, false>(r))) return;
+          }
           parallel::for_each_in_row(team, 0, faces_per_row, [&](const int i) {
             const bool wall = wall_row || (axis == 0 && ((b.west && i == 0) || (b.east && i == b.nx)));
             const double* above = &at<Dims>(q, 0, b.h + k, b.h + j, b.h + i);
             const FaceStencil stencil = axis == 0 && one_sided ? face_stencil(i, b.nx, b.west, b.east) : row_stencil;
             double f[components_of<Dims>];
+            bool beyond_series;
             if (fifth)
-              fifth_order_face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall, f);
+              fifth_order_face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall, f,
+                                                         beyond_series);
             else
-              face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall, stencil, f);
+              face_flux<components_of<Dims>>(above, stride, component_stride, normal, inputs, wall, stencil, f,
+                                             beyond_series);
             for (int c = 0; c < components_of<Dims>; ++c) flux(c, row, i) = f[c];
           });
         });

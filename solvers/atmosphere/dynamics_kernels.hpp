@@ -40,6 +40,9 @@ struct FluxInputs {
   Block b;
   double hyperviscosity, spacing, viscosity, diffusivity;
   bool fifth_order, one_sided_walls;
+  // On the host, the rows of interior stencils by a vectorised loop of the same flux functions (false: every row
+  // by the general loop, as on a GPU; a test compares the two bitwise).
+  bool vector_rows = true;
 };
 
 // The sources of the vertical sweep: the buoyancy -g rho' and the Rayleigh layer's rate per interior row.

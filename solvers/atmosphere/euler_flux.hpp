@@ -77,14 +77,25 @@ KOKKOS_FORCEINLINE_FUNCTION double power_gamma_minus_one_series(double x) {
 // for a rho theta perturbation about `rt_background` whose pressure is `p_background`, without the
 // cancellation of c0 (rt)^gamma - p_background: exactly zero for a zero perturbation. The series near the
 // background (the theta perturbations of the cases are a few per cent of theta); expm1(gamma log1p(x))
-// beyond, which agrees with it to rounding.
+// beyond, which agrees with it to rounding. SeriesOnly leaves out the libm branch, whose calls keep a host
+// loop scalar: its caller redoes the result where `beyond_series` says the series did not reach.
+template <bool SeriesOnly = false>
+KOKKOS_FORCEINLINE_FUNCTION double pressure_perturbation(double rt_perturbation, double rt_background,
+                                                         double p_background, bool& beyond_series) {
+  const double x = rt_perturbation / rt_background;
+  beyond_series = !(km::fabs(x) <= power_series_reach);
+  if constexpr (SeriesOnly) {
+    return p_background * power_gamma_minus_one_series(x);
+  } else {
+    const double ratio_minus_one =
+        beyond_series ? km::expm1(gamma_d * km::log1p(x)) : power_gamma_minus_one_series(x);
+    return p_background * ratio_minus_one;
+  }
+}
 KOKKOS_INLINE_FUNCTION double pressure_perturbation(double rt_perturbation, double rt_background,
                                                     double p_background) {
-  const double x = rt_perturbation / rt_background;
-  const double ratio_minus_one = km::fabs(x) <= power_series_reach
-                                     ? power_gamma_minus_one_series(x)
-                                     : km::expm1(gamma_d * km::log1p(x));
-  return p_background * ratio_minus_one;
+  bool beyond_series;
+  return pressure_perturbation(rt_perturbation, rt_background, p_background, beyond_series);
 }
 
 // The hydrostatic background where a face or a cell sits: density, rho theta, pressure.
@@ -106,6 +117,13 @@ template <int N, class Value>
 KOKKOS_FORCEINLINE_FUNCTION double at_component(int c, const Value& value) {
   return at_component(c, value, std::make_integer_sequence<int, N>{});
 }
+
+// What a face-flux function knows at compile time, its KnownNormal parameter. normal_at_run_time: nothing (every
+// face on a GPU; on the host the rows next to a one-sided wall closure, and those redone). Otherwise the host's
+// vector loop over a row's faces (face_fluxes in dynamics_kernels.cpp) gives the normal momentum, every stencil is
+// interior, and the pressure perturbation is its series alone, that loop redoing at run time any row where a face
+// was beyond the series' reach: the branches and libm calls these leave out kept the loop scalar.
+inline constexpr int normal_at_run_time = -1;
 
 // What a face's flux needs besides the state: the background at the face and at the six cells about it
 // (cell[s] is the cell s - 3 from the face's upper cell: cell[2] below the face, cell[3] above it; the
@@ -149,14 +167,18 @@ enum class FaceStencil { interior, next_to_wall, wall_below, wall_above };
 // face values next to a wall, this closure a second-order one. (Third-order closures from three cells
 // inside, or halos extrapolated by a quadratic, went unstable on the 2 km and 1 km grids of the linear
 // gravity wave.)
+// Interior: the stencil known to be the interior one.
+template <bool Interior = false>
 KOKKOS_FORCEINLINE_FUNCTION void face_value(const double* q, long stride, FaceStencil stencil, double& value,
                                             double& third_difference) {
   third_difference = 0;
-  switch (stencil) {
-    case FaceStencil::next_to_wall: value = (q[-stride] + q[0]) / 2; return;
-    case FaceStencil::wall_below: value = (3 * q[0] - q[stride]) / 2; return;
-    case FaceStencil::wall_above: value = (3 * q[-stride] - q[-2 * stride]) / 2; return;
-    case FaceStencil::interior: break;
+  if constexpr (!Interior) {
+    switch (stencil) {
+      case FaceStencil::next_to_wall: value = (q[-stride] + q[0]) / 2; return;
+      case FaceStencil::wall_below: value = (3 * q[0] - q[stride]) / 2; return;
+      case FaceStencil::wall_above: value = (3 * q[-stride] - q[-2 * stride]) / 2; return;
+      case FaceStencil::interior: break;
+    }
   }
   const double qm2 = q[-2 * stride], qm1 = q[-stride], q0 = q[0], q1 = q[stride];
   value = (-qm2 + 7 * qm1 + 7 * q0 - q1) / 12;
@@ -167,13 +189,15 @@ KOKKOS_FORCEINLINE_FUNCTION void face_value(const double* q, long stride, FaceSt
 // components `component_stride` apart in memory, `normal` the momentum normal to the face:
 // miniWeather's, every component interpolated to the face at 4th order (or by `stencil` at a wall),
 // the flux evaluated there.
-template <int N>
+template <int N, int KnownNormal = normal_at_run_time>
 KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, long component_stride, int normal,
-                                           const FaceInputs& in, bool wall, FaceStencil stencil, double flux[N]) {
+                                           const FaceInputs& in, bool wall, FaceStencil stencil, double flux[N],
+                                           bool& beyond_series) {
+  if constexpr (KnownNormal != normal_at_run_time) normal = KnownNormal;
   double value[N], third_difference[N], below_cell[N], above_cell[N];
   for (int c = 0; c < N; ++c) {
     const double* q = above + c * component_stride;
-    face_value(q, stride, stencil, value[c], third_difference[c]);
+    face_value<KnownNormal != normal_at_run_time>(q, stride, stencil, value[c], third_difference[c]);
     below_cell[c] = q[-stride];
     above_cell[c] = q[0];
   }
@@ -182,8 +206,14 @@ KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, lon
   for (int c = 0; c < N; ++c)
     if (is_momentum(c)) velocity[c] = value[c] / rho;
   const double theta = (value[rho_theta] + in.face.rho_theta) / rho;
-  const double pressure = pressure_perturbation(value[rho_theta], in.face.rho_theta, in.face.pressure);
-  const double normal_velocity = wall ? 0.0 : at_component<N>(normal, [&](int c) { return velocity[c]; });
+  const double pressure =
+      pressure_perturbation<KnownNormal != normal_at_run_time>(value[rho_theta], in.face.rho_theta, in.face.pressure,
+                                                                beyond_series);
+  double normal_velocity;
+  if constexpr (KnownNormal != normal_at_run_time)
+    normal_velocity = wall ? 0.0 : velocity[KnownNormal];
+  else
+    normal_velocity = wall ? 0.0 : at_component<N>(normal, [&](int c) { return velocity[c]; });
   if (wall) third_difference[density] = 0;  // no mass through a wall, from hyperviscosity either
   const double hv = in.hyperviscosity;
   flux[density] = rho * normal_velocity - hv * third_difference[density];
@@ -198,9 +228,11 @@ KOKKOS_FORCEINLINE_FUNCTION void face_flux(const double* above, long stride, lon
 // 6th-order centred interpolation (the acoustic terms, whose waves run both ways), the velocities and
 // theta carried by that mass flux at their 5th-order upwind face values (the advection), and
 // miniWeather's hyperviscosity from the four cells nearest the face. Reads three cells each way.
-template <int N>
+template <int N, int KnownNormal = normal_at_run_time>
 KOKKOS_FORCEINLINE_FUNCTION void fifth_order_face_flux(const double* above, long stride, long component_stride,
-                                                       int normal, const FaceInputs& in, bool wall, double flux[N]) {
+                                                       int normal, const FaceInputs& in, bool wall, double flux[N],
+                                                       bool& beyond_series) {
+  if constexpr (KnownNormal != normal_at_run_time) normal = KnownNormal;
   double q[N][6], third_difference[N];
   for (int c = 0; c < N; ++c) {
     for (int s = 0; s < 6; ++s) q[c][s] = above[c * component_stride + (s - 3) * stride];
@@ -218,14 +250,20 @@ KOKKOS_FORCEINLINE_FUNCTION void fifth_order_face_flux(const double* above, long
       if (is_momentum(c)) carried[c][s] = q[c][s] / rho;
     carried[rho_theta][s] = (q[rho_theta][s] + in.cell[s].rho_theta) / rho;
   }
-  const double mass_flux = wall ? 0.0 : at_component<N>(normal, centred);
+  double mass_flux;
+  if constexpr (KnownNormal != normal_at_run_time)
+    mass_flux = wall ? 0.0 : centred(KnownNormal);
+  else
+    mass_flux = wall ? 0.0 : at_component<N>(normal, centred);
   const double sign = mass_flux > 0 ? 1.0 : -1.0;
   double face_value[N];
   for (int c = 0; c < N; ++c)
     if (c != density)
       face_value[c] = solvers::fifth_order_upwind(carried[c][0], carried[c][1], carried[c][2], carried[c][3],
                                                   carried[c][4], carried[c][5], sign);
-  const double pressure = pressure_perturbation(centred(rho_theta), in.face.rho_theta, in.face.pressure);
+  const double pressure =
+      pressure_perturbation<KnownNormal != normal_at_run_time>(centred(rho_theta), in.face.rho_theta, in.face.pressure,
+                                                                beyond_series);
   if (wall) third_difference[density] = 0;
   const double hv = in.hyperviscosity;
   flux[density] = mass_flux - hv * third_difference[density];
