@@ -259,7 +259,7 @@ TEST(TeamShape, WarpsComeFromTheSettingOrAreEight) {
   }
 }
 
-// How often the row kernels' launch (row_policy, for_each_team_row, the lanes along each row) visits each cell of
+// How often the row kernels' launch (row_policy, for_each_team_row, for_each_in_row) visits each cell of
 // `rows` rows at this team shape. A free function: nvcc refuses an extended lambda in a test body.
 using Visits = Kokkos::View<int**, Kokkos::LayoutRight>;
 Visits::HostMirror row_visits(const parallel::TeamShape shape, const int rows, const int length) {
@@ -268,7 +268,7 @@ Visits::HostMirror row_visits(const parallel::TeamShape shape, const int rows, c
   Kokkos::parallel_for(
       "test::rows", shape.row_policy(rows), KOKKOS_LAMBDA(const parallel::TeamMember& team) {
         parallel::for_each_team_row(team, rows_per_team, rows, [&](const int row) {
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, length), [&](const int i) { visits(row, i) += 1; });
+          parallel::for_each_in_row(team, 0, length, [&](const int i) { visits(row, i) += 1; });
         });
       });
   return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), visits);

@@ -48,6 +48,10 @@ struct RowOfFaces {
   int faces, last_face, normal;
   bool fifth, wall_row, west_wall, east_wall;  // the scheme; every face a wall; face 0, face last_face one
   FaceInputs inputs;
+
+  KOKKOS_FORCEINLINE_FUNCTION bool wall(int i) const {
+    return wall_row | (west_wall & (i == 0)) | (east_wall & (i == last_face));
+  }
 };
 
 // The fluxes of a row whose stencils are all interior, on the host, by the flux functions with the scheme and
@@ -59,7 +63,7 @@ bool known_row_fluxes(const RowOfFaces& r) {
   int beyond = 0;
   MERIDIAN_INDEPENDENT_ITERATIONS
   for (int i = 0; i < r.faces; ++i) {
-    const bool wall = r.wall_row | (r.west_wall & (i == 0)) | (r.east_wall & (i == r.last_face));
+    const bool wall = r.wall(i);
     double f[n];
     bool beyond_series;
     if constexpr (Fifth)
@@ -120,7 +124,6 @@ void face_fluxes(int axis, const FluxInputs& in) {
           const FaceStencil row_stencil = !one_sided || axis == 0 ? FaceStencil::interior
                                           : along_z      ? face_stencil(k, b.nz, b.ground, b.lid)
                                                          : face_stencil(j, b.ny, b.south, b.north);
-          // Made outside the constexpr-if, which nvcc's lambdas may not capture in (a GPU drops them unused).
           const RowOfFaces r{&at<Dims>(q, 0, b.h + k, b.h + j, b.h), &flux(0, row, 0), stride, component_stride,
                              static_cast<long>(flux.stride(0)), faces_per_row, b.nx, normal, fifth, wall_row,
                              axis == 0 && b.west, axis == 0 && b.east, inputs};
@@ -129,7 +132,7 @@ void face_fluxes(int axis, const FluxInputs& in) {
             if (vector_row && (r.fifth ? known_row_fluxes<Dims, true>(r) : known_row_fluxes<Dims, false>(r))) return;
           }
           parallel::for_each_in_row(team, 0, faces_per_row, [&](const int i) {
-            const bool wall = wall_row || (axis == 0 && ((b.west && i == 0) || (b.east && i == b.nx)));
+            const bool wall = r.wall(i);
             const double* above = &at<Dims>(q, 0, b.h + k, b.h + j, b.h + i);
             const FaceStencil stencil = axis == 0 && one_sided ? face_stencil(i, b.nx, b.west, b.east) : row_stencil;
             double f[components_of<Dims>];

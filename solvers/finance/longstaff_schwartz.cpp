@@ -129,7 +129,7 @@ void simulate_to_dates(const M& model, const ExerciseRule& rule, const PricerSet
             if (d >= 0)
               for_each_lane(team, lanes, [&](const int lane) {
                 if (first + lane < paths)
-                  for (int a = 0; a < (one_asset ? 1 : assets); ++a)
+                  for (int a = 0; a < simulated_assets<one_asset>(assets); ++a)
                     prices(d, a, first + lane) = km::exp(state.log_price[a][slot_of(lane)]);
               });
           }

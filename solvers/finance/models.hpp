@@ -80,6 +80,12 @@ struct Draws {
 // the paths holds no loop over assets (which would keep GCC from vectorising it), and a GPU thread's path
 // state is indexed by constants alone (an index known only at run time puts the whole state in local memory).
 
+// The assets a path simulates: one where one_asset says so at compile time, else the model's count.
+template <bool one_asset>
+KOKKOS_INLINE_FUNCTION constexpr int simulated_assets(int assets) {
+  return one_asset ? 1 : assets;
+}
+
 // Correlated geometric Brownian motions with exact log-normal steps.
 struct MultiAssetGbm {
   int assets = 1;
@@ -89,7 +95,7 @@ struct MultiAssetGbm {
 
   template <bool one_asset, class Real, class LogPrices>
   KOKKOS_INLINE_FUNCTION void start(LogPrices log_price, Real& variance) const {
-    for (int a = 0; a < (one_asset ? 1 : assets); ++a) log_price[a] = static_cast<Real>(km::log(spot[a]));
+    for (int a = 0; a < simulated_assets<one_asset>(assets); ++a) log_price[a] = static_cast<Real>(km::log(spot[a]));
     variance = static_cast<Real>(volatility[0] * volatility[0]);
   }
   // The variance of asset 0's log price per unit time over a step, for the Brownian bridge.

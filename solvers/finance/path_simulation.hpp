@@ -253,7 +253,7 @@ KOKKOS_INLINE_FUNCTION void simulate_lanes(const TeamMember& team, int lanes, co
 template <bool one_asset, class Real>
 KOKKOS_INLINE_FUNCTION PathRecord record_of(const LaneState<Real>& p, int s, int assets, const PathSetup& setup) {
   PathRecord r;
-  for (int a = 0; a < (one_asset ? 1 : assets); ++a) r.terminal[a] = km::exp(static_cast<double>(p.log_price[a][s]));
+  for (int a = 0; a < simulated_assets<one_asset>(assets); ++a) r.terminal[a] = km::exp(static_cast<double>(p.log_price[a][s]));
   r.arithmetic_sum = p.arithmetic_sum[s], r.log_sum = p.log_sum[s];
   r.fixings = setup.steps + (setup.average_includes_start ? 1 : 0);
   r.maximum = p.maximum[s], r.minimum = p.minimum[s];
