@@ -324,7 +324,8 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
       previous_tendency_(mesh::make_field(decomp_, grid.dimensions, "mac::previous_tendency")),
       increment_(mesh::make_field(decomp_, grid.dimensions, "mac::increment")),
       pressure_(mesh::make_field(decomp_, 1, "mac::pressure")), correction_(mesh::make_field(decomp_, 1, "mac::phi")),
-      fluid_(mesh::make_field(decomp_, 1, "mac::fluid")) {
+      fluid_(mesh::make_field(decomp_, 1, "mac::fluid")), problem_(poisson_problem(boundaries_.grid(), settings)),
+      stencil_(decomp_, problem_) {
   const bool cn = settings.viscous == ViscousScheme::crank_nicolson;
   if (cn) viscous_ = mesh::make_field(decomp_, grid.dimensions, "mac::viscous");
   parallel::fill(fluid_, 1.0);
@@ -343,13 +344,13 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
     body_cells_ = mesh::global_sum(std::accumulate(mask.begin(), mask.end(), 0.0), decomp_.comm());
   }
   if (settings.advection == AdvectionScheme::central4) fourth_order_ = fourth_order_cells(decomp_, boundaries_.grid(), bodies_.get());
-  problem_ = poisson_problem(boundaries_.grid(), settings);
-  poisson_ = std::make_unique<sparse::PoissonOperator>(decomp_, problem_);
   if (uses_direct_solver(decomp_, settings.pressure_solver)) {
     direct_ = std::make_unique<direct_poisson::DirectPoisson>(decomp_, problem_);
     if (cn && !bodies_) viscous_direct_ = direct_viscous_step(decomp_, boundaries_);
-  } else
+  } else {
+    poisson_ = std::make_unique<sparse::PoissonOperator>(decomp_, problem_);
     cg_ = std::make_unique<sparse::ConjugateGradient>(*poisson_, decomp_, problem_, settings.preconditioner);
+  }
   // CG's six vector fields only where the direct solver does not take the Crank-Nicolson step (a third of a
   // 3-D cavity's memory).
   if (cn && !viscous_direct_) crank_nicolson_ = std::make_unique<CrankNicolson>(decomp_, boundaries_);
@@ -357,8 +358,8 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
     start_ = mesh::make_field(decomp_, grid.dimensions, "mac::start");
     bodies_->mark(crank_nicolson_->free_faces(), 0.0);
   }
-  rhs_ = sparse::Vector("mac::rhs", poisson_->rows());
-  phi_ = sparse::Vector("mac::phi_rows", poisson_->rows());
+  rhs_ = sparse::Vector("mac::rhs", decomp_.local_cell_count());
+  phi_ = sparse::Vector("mac::phi_rows", decomp_.local_cell_count());
 }
 
 MacProjection::~MacProjection() = default;
@@ -445,7 +446,7 @@ void MacProjection::step(double time, double dt) {
     boundaries_.fill(velocity_, Fill::predicted, time + dt);
   }
   divergence_rhs(velocity_, fluid_, rhs_, g, dt);
-  if (body_cells_ > 0 && poisson_->singular()) balance_source_cells(rhs_, fluid_, g, body_cells_, decomp_.comm());
+  if (body_cells_ > 0 && stencil_.singular()) balance_source_cells(rhs_, fluid_, g, body_cells_, decomp_.comm());
   parallel::fill(phi_, 0.0);
   if (direct_) {
     direct_->solve(rhs_, phi_);
@@ -482,35 +483,41 @@ void MacProjection::force_explicit_prediction(double time, double dt) {
   parallel::copy<parallel::Copy::device_to_device>(velocity_, start_);
 }
 
+// The residuals read phi from the correction field, whose halos the projection exchanged.
 void MacProjection::measure_poisson_residual() {
   if (!direct_) return;
-  const sparse::Vector product("mac::poisson_product", poisson_->rows());
-  poisson_->apply(phi_, product);
+  const MacGrid g = boundaries_.grid();
   const sparse::Vector rhs = rhs_;
+  const mesh::Field phi = correction_;
+  const sparse::PoissonStencil a = stencil_;
   // With no face holding p the solve removes b's mean first, as CG does: the residual is of that b.
-  const double mean = poisson_->singular() ? mesh::global_sum(sum_of(rhs), decomp_.comm()) / poisson_->global_rows() : 0.0;
+  const double mean =
+      a.singular() ? mesh::global_sum(sum_of(rhs), decomp_.comm()) / static_cast<double>(decomp_.global_cell_count()) : 0.0;
   double squares[2] = {0, 0};
-  const auto all = parallel::FlatPolicy(0, poisson_->rows());
-  Kokkos::parallel_reduce(
-      "mac::residual_norm", all,
-      KOKKOS_LAMBDA(const int n, double& r2) { r2 += (rhs(n) - mean - product(n)) * (rhs(n) - mean - product(n)); },
+  parallel::reduce(
+      "mac::residual_norm", owned(g),
+      KOKKOS_LAMBDA(const int k, const int j, const int i, double& r2) {
+        const double r = rhs(row(g, k, j, i)) - mean - a.apply(phi, k, j, i);
+        r2 += r * r;
+      },
       squares[0]);
   Kokkos::parallel_reduce(
-      "mac::rhs_norm", all, KOKKOS_LAMBDA(const int n, double& b2) { b2 += (rhs(n) - mean) * (rhs(n) - mean); },
-      squares[1]);
+      "mac::rhs_norm", parallel::FlatPolicy(0, rhs.extent(0)),
+      KOKKOS_LAMBDA(const int n, double& b2) { b2 += (rhs(n) - mean) * (rhs(n) - mean); }, squares[1]);
   MPI_Allreduce(MPI_IN_PLACE, squares, 2, MPI_DOUBLE, MPI_SUM, decomp_.comm());
   last_solve_.residual = squares[1] > 0 ? std::sqrt(squares[0] / squares[1]) : 0.0;
 }
 
 double MacProjection::max_poisson_residual() const {
-  const sparse::Vector product("mac::poisson_product", poisson_->rows());
-  poisson_->apply(phi_, product);
+  const MacGrid g = boundaries_.grid();
   const sparse::Vector rhs = rhs_;
+  const mesh::Field phi = correction_;
+  const sparse::PoissonStencil a = stencil_;
   double local = 0;
-  Kokkos::parallel_reduce(
-      "mac::max_poisson_residual", parallel::FlatPolicy(0, poisson_->rows()),
-      KOKKOS_LAMBDA(const int n, double& m) {
-        const double r = km::fabs(rhs(n) - product(n));
+  parallel::reduce(
+      "mac::max_poisson_residual", owned(g),
+      KOKKOS_LAMBDA(const int k, const int j, const int i, double& m) {
+        const double r = km::fabs(rhs(row(g, k, j, i)) - a.apply(phi, k, j, i));
         m = r > m ? r : m;
       },
       Kokkos::Max<double>(local));

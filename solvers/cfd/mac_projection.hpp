@@ -28,6 +28,7 @@
 #include "solvers/cfd/viscous_direct.hpp"
 #include "solvers/common/direct_poisson/direct_poisson.hpp"
 #include "solvers/common/sparse/conjugate_gradient.hpp"
+#include "solvers/common/sparse/poisson_stencil.hpp"
 
 namespace meridian::cfd {
 
@@ -118,8 +119,9 @@ class MacProjection {
   mesh::Field fourth_order_;  // central4 only: 1 in the cells whose faces take advection4 (fourth_order_cells)
   double body_cells_ = 0;  // how many source cells, over all ranks
   sparse::PoissonProblem problem_;
-  std::unique_ptr<sparse::PoissonOperator> poisson_;
-  std::unique_ptr<sparse::ConjugateGradient> cg_;                 // the Krylov pressure solve, or
+  sparse::PoissonStencil stencil_;  // the operator's product without its matrix, for the residuals
+  std::unique_ptr<sparse::PoissonOperator> poisson_;  // assembled for the Krylov pressure solve only
+  std::unique_ptr<sparse::ConjugateGradient> cg_;     // the Krylov pressure solve, or
   std::unique_ptr<direct_poisson::DirectPoisson> direct_;  // the direct one
   sparse::Vector rhs_, phi_;
   sparse::SolveResult last_solve_, last_viscous_solve_;

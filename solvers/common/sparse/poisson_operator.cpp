@@ -8,16 +8,12 @@
 
 namespace meridian::sparse {
 
-namespace {
-
-bool any_zero_value_face(const mesh::Decomposition& d, const PoissonProblem& p) {
+bool is_singular(const mesh::Decomposition& d, const PoissonProblem& p) {
   for (int axis = 0; axis < d.dimensions(); ++axis)
     if (!d.periodic(axis) && (p.lower[axis] == FaceCondition::zero_value || p.upper[axis] == FaceCondition::zero_value))
-      return true;
-  return false;
+      return false;
+  return true;
 }
-
-}  // namespace
 
 // Rows of the owned cells in order; columns are flat offsets into a one-component field with halos, or cells
 // where this rank holds the whole grid.
@@ -110,7 +106,7 @@ PoissonOperator::PoissonOperator(const mesh::Decomposition& decomp, const Poisso
     : PoissonOperator(decomp, problem, assemble(decomp, problem)) {}
 
 PoissonOperator::PoissonOperator(const mesh::Decomposition& decomp, const PoissonProblem& problem, const Assembled& a)
-    : decomp_(decomp), singular_(!any_zero_value_face(decomp, problem)), whole_(decomp.size() == 1), matrix_(a.matrix),
+    : decomp_(decomp), singular_(is_singular(decomp, problem)), whole_(decomp.size() == 1), matrix_(a.matrix),
       diagonal_(to_device(a.diagonal, "sparse::diagonal")), own_(to_device(a.own, "sparse::own")),
       field_(whole_ ? mesh::Field() : mesh::make_field(decomp, 1, "sparse::halo_vector")),
       operand_(whole_ ? Vector("sparse::operand", a.matrix.rows()) : Vector(field_.data(), field_.size())),

@@ -25,6 +25,9 @@ struct PoissonProblem {
   std::array<FaceCondition, 3> lower{}, upper{};  // per axis; ignored along periodic axes
 };
 
+// No face holds p fixed (every axis periodic or between zero-gradient faces): the constants are the null space.
+bool is_singular(const mesh::Decomposition& decomp, const PoissonProblem& problem);
+
 class PoissonOperator {
  public:
   // `decomp` must have a halo of at least one cell and outlive the operator.
