@@ -269,16 +269,17 @@ std::uint64_t projection_bytes_per_rank(const io::Deck& deck, MPI_Comm comm) {
   // the step, and the start of the step with bodies; the fourth-order mask.
   const double fields = 4.0 * dims + 3 + (cn ? dims : 0) + (cn && !viscous_direct ? 6.0 * dims : 0) +
                         (cn && bodies ? dims : 0) + (s.mac.advection == AdvectionScheme::central4 ? 1 : 0);
-  // Per owned cell: the assembled operator (2 dims + 1 values, their 4-byte columns, offsets, row map,
-  // operand and diagonal); the right-hand side, solution and residual product; the pressure solver's (a
-  // direct solve's, or CG's five vectors and multigrid's levels: each a 2^dims-th of the one above, with a
-  // residual, relaxation, solution and right-hand side); the direct viscous step's per component (its solver,
-  // its right-hand side and solution).
+  // Per owned cell: the right-hand side and solution; the pressure solver's (a direct solve's, or the assembled
+  // operator's 2 dims + 1 values, their 4-byte columns, offsets, row map, operand and diagonal, CG's five
+  // vectors and multigrid's levels: each a 2^dims-th of the one above, with a residual, relaxation, solution
+  // and right-hand side); the direct viscous step's per component (its solver, its right-hand side and
+  // solution).
   const double operator_doubles = (2.0 * dims + 1) * 1.5 + 3;
   const double coarser = s.mac.preconditioner == sparse::Preconditioner::multigrid ? 1.0 / ((1 << dims) - 1) : 0.0;
-  const double pressure = direct ? direct_solver_doubles(d.size()) : 5 + coarser * operator_doubles + (1 + coarser) * 4;
+  const double pressure = direct ? direct_solver_doubles(d.size())
+                                 : (1 + coarser) * operator_doubles + 5 + (1 + coarser) * 4;
   const double viscous = viscous_direct ? dims * (direct_solver_doubles(d.size()) + 2) : 0.0;
-  const double per_owned = operator_doubles + 3 + pressure + viscous;
+  const double per_owned = 2 + pressure + viscous;
   // Halo exchange buffers: a send and a receive shell for a vector field and a scalar one.
   const double shells = 2.0 * (dims + 1) * (with_halos - owned);
   // The bodies' forced faces: an index, a neighbour and a far one, two weights and a target each.
