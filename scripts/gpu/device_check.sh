@@ -183,14 +183,17 @@ run_tests_in_parallel() {
   [ $failed -eq 0 ] && echo "all gpu tests passed"
   return $failed
 }
-if command -v ctest >/dev/null; then
+# Run, not only found: bash's command -v also names a file it cannot execute (a ctest hidden under /dev/null).
+have_ctest=0
+ctest --version >/dev/null 2>&1 && have_ctest=1
+if [ $have_ctest -eq 1 ]; then
   run_tests=(ctest --test-dir "$work/tests" -j 8 --timeout 60 --output-on-failure)
 else
   export -f run_tests_in_parallel run_one_test
   export bundle work
   run_tests=(bash -c run_tests_in_parallel)
 fi
-if [ $dry_run -eq 1 ] && command -v ctest >/dev/null; then
+if [ $dry_run -eq 1 ] && [ $have_ctest -eq 1 ]; then
   stage test_list 20 ctest --test-dir "$work/tests" -N && tail -n 1 "$work/test_list.log" >>"$results"
 fi
 gpu_stage tests 90 "${run_tests[@]}" && tail -n 3 "$work/tests.log" >>"$results"
@@ -354,12 +357,18 @@ if [ $dry_run -eq 1 ]; then
   printf 'run summary\n  steps  16 this run, 16 in total\n  compute  1.600  80.0%%\n  halo exchange  0.400  20.0%%\n  throughput  1.0e9 cell-updates/s (1.0e9 per rank)\n' >"$work/summary.log"
   echo "summary parsing: $(summary_figures "$work/summary.log")" >>"$results"
   # The bit comparison of two runs' diagnostics, on files written here: equal, and one value an ulp apart.
-  "$python" - "$work" <<'PYTHON'
+  # Where no interpreter here imports h5py (the isolated dry run hides the host's HDF5; the GPU image has
+  # its own h5py), it says so.
+  if "$python" -c 'import h5py' 2>/dev/null; then
+    "$python" - "$work" <<'PYTHON'
 import sys, h5py
 for name, value in (("a", 2.0), ("b", 2.0), ("c", 2.0000000000000004)):
     with h5py.File(f"{sys.argv[1]}/{name}.h5", "w") as f:
         f.create_dataset("diagnostics/x", data=[1.0, value])
 PYTHON
-  echo "bit comparison: $(same_bits "$work/a.h5" "$work/b.h5") $(same_bits "$work/a.h5" "$work/c.h5")" >>"$results"
+    echo "bit comparison: $(same_bits "$work/a.h5" "$work/b.h5") $(same_bits "$work/a.h5" "$work/c.h5")" >>"$results"
+  else
+    echo "bit comparison: not checked, no python3 here imports h5py" >>"$results"
+  fi
 fi
 cat "$results"
