@@ -384,6 +384,45 @@ TEST(DirectPoisson, AgreesWithMultigridConjugateGradients) {
   }
 }
 
+// The solvers of a run share one Workspace (a projection's pressure solve and its viscous ones): solves of two
+// grids interleaved, the second's smaller, of other kinds (a DST-I, whose FFT input is padded with zeros) and
+// shifted, give what each solver gives with arrays of its own, bit for bit, with the build's kernels and a GPU's.
+TEST(DirectPoisson, SolversSharingAWorkspaceGiveTheirOwnAnswers) {
+  const Grid large(3, {AxisKind::neumann_dirichlet, AxisKind::dirichlet_dirichlet, AxisKind::neumann_neumann}, {16, 12, 12},
+                   {0.1, 0.12, 0.09});
+  const Grid small(3, {AxisKind::neumann_neumann, AxisKind::dirichlet_neumann, AxisKind::dirichlet_dirichlet}, {11, 10, 8},
+                   {0.1, 0.1, 0.1});
+  const mesh::Decomposition on_large(MPI_COMM_WORLD, large.spec), on_small(MPI_COMM_WORLD, small.spec);
+  // The small grid as a viscous component along x sees it: nodes between faces held at 0 (logical z, y, x).
+  direct_poisson::SeparableGrid nodes;
+  nodes.cells = {small.spec.cells[2], small.spec.cells[1], small.spec.cells[0]};
+  nodes.kinds = {AxisKind::dirichlet_dirichlet, AxisKind::dirichlet_neumann, AxisKind::dirichlet_nodes};
+  nodes.spacing = {0.1, 0.1, 0.1};
+  nodes.blocks = direct_poisson::gather_blocks(
+      MPI_COMM_WORLD, {{on_small.offset(2), on_small.offset(1), on_small.offset(0)},
+                       {on_small.local_cells(2), on_small.local_cells(1), on_small.local_cells(0)}});
+  const std::vector<double> first = random_rhs(cells_of(on_large, large.problem)),
+                            second = random_rhs(cells_of(on_small, small.problem));
+  std::vector<double> third(first.size());
+  for (std::size_t n = 0; n < first.size(); ++n) third[n] = 2 * first[n] - 0.25;
+  const auto path = mesh::default_message_path();
+  for (const KernelSet& set : kernel_sets()) {
+    // Solves first on the large grid, then the small (shifted), then the large again.
+    const auto solve_in_turn = [&](const direct_poisson::Workspace& large_arrays,
+                                   const direct_poisson::Workspace& small_arrays) {
+      direct_poisson::DirectPoisson a(on_large, large.problem, path, set.kernels, large_arrays),
+          b(MPI_COMM_WORLD, nodes, path, set.kernels, small_arrays);
+      const sparse::Vector x1("x1", first.size()), x2("x2", second.size()), x3("x3", first.size());
+      a.solve(parallel::device_copy("b1", first), x1);
+      b.solve(parallel::device_copy("b2", second), x2, 30.0, 0.5);
+      a.solve(parallel::device_copy("b3", third), x3);
+      return std::vector<std::vector<double>>{parallel::host_copy(x1), parallel::host_copy(x2), parallel::host_copy(x3)};
+    };
+    const direct_poisson::Workspace shared;
+    EXPECT_EQ(solve_in_turn(shared, shared), solve_in_turn({}, {})) << set.name;
+  }
+}
+
 // Per kind on the unit interval: a function meeting its face conditions, and k with -f'' = k^2 f.
 double profile(AxisKind kind, double x) {
   switch (kind) {

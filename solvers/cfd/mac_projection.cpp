@@ -284,9 +284,10 @@ double sum_of(const sparse::Vector& v) {
 
 
 // The Crank-Nicolson step's direct solver, or none where a component's pencils do not fit the ranks (CG then).
-std::unique_ptr<ViscousDirect> direct_viscous_step(const mesh::Decomposition& d, const MacBoundaries& boundaries) {
+std::unique_ptr<ViscousDirect> direct_viscous_step(const mesh::Decomposition& d, const MacBoundaries& boundaries,
+                                                  const direct_poisson::Workspace& workspace) {
   try {
-    return std::make_unique<ViscousDirect>(d, boundaries);
+    return std::make_unique<ViscousDirect>(d, boundaries, workspace);
   } catch (const mesh::DecompositionError&) {
     return nullptr;
   }
@@ -345,8 +346,11 @@ MacProjection::MacProjection(const mesh::GridSpec& grid, const MacSettings& sett
   }
   if (settings.advection == AdvectionScheme::central4) fourth_order_ = fourth_order_cells(decomp_, boundaries_.grid(), bodies_.get());
   if (uses_direct_solver(decomp_, settings.pressure_solver)) {
-    direct_ = std::make_unique<direct_poisson::DirectPoisson>(decomp_, problem_);
-    if (cn && !bodies_) viscous_direct_ = direct_viscous_step(decomp_, boundaries_);
+    // The pressure solve first: its pencils are the longest, so the viscous solves' fit in them (workspace.hpp).
+    const direct_poisson::Workspace workspace;
+    direct_ = std::make_unique<direct_poisson::DirectPoisson>(decomp_, problem_, mesh::default_message_path(),
+                                                              direct_poisson::Kernels{}, workspace);
+    if (cn && !bodies_) viscous_direct_ = direct_viscous_step(decomp_, boundaries_, workspace);
   } else {
     poisson_ = std::make_unique<sparse::PoissonOperator>(decomp_, problem_);
     cg_ = std::make_unique<sparse::ConjugateGradient>(*poisson_, decomp_, problem_, settings.preconditioner);

@@ -272,13 +272,17 @@ std::uint64_t projection_bytes_per_rank(const io::Deck& deck, MPI_Comm comm) {
   // Per owned cell: the right-hand side and solution; the pressure solver's (a direct solve's, or the assembled
   // operator's 2 dims + 1 values, their 4-byte columns, offsets, row map, operand and diagonal, CG's five
   // vectors and multigrid's levels: each a 2^dims-th of the one above, with a residual, relaxation, solution
-  // and right-hand side); the direct viscous step's per component (its solver, its right-hand side and
-  // solution).
+  // and right-hand side); the direct viscous step's right-hand side and solution, which its components share,
+  // as its solvers share the pressure solve's arrays (direct_poisson::Workspace). Each solver keeps its own
+  // eigenvalues, one a value where the last axis is periodic (transformed too), and a GPU's Makhoul FFT arrays
+  // for a component's DST-I along its own axis are twice as long as the pressure's.
   const double operator_doubles = (2.0 * dims + 1) * 1.5 + 3;
   const double coarser = s.mac.preconditioner == sparse::Preconditioner::multigrid ? 1.0 / ((1 << dims) - 1) : 0.0;
   const double pressure = direct ? direct_solver_doubles(d.size())
                                  : (1 + coarser) * operator_doubles + 5 + (1 + coarser) * 4;
-  const double viscous = viscous_direct ? dims * (direct_solver_doubles(d.size()) + 2) : 0.0;
+  const double own_eigenvalues = d.periodic(dims - 1) ? 1.0 : 0.0;
+  const double viscous =
+      viscous_direct ? 2 + dims * own_eigenvalues + (parallel::device_memory_is_host ? 0.0 : 4.0) : 0.0;
   const double per_owned = 2 + pressure + viscous;
   // Halo exchange buffers: a send and a receive shell for a vector field and a scalar one.
   const double shells = 2.0 * (dims + 1) * (with_halos - owned);

@@ -46,15 +46,19 @@ parallel::Cells cells_of(const direct_poisson::Box& box) {
 
 }  // namespace
 
-ViscousDirect::ViscousDirect(const mesh::Decomposition& decomp, const MacBoundaries& boundaries) {
+ViscousDirect::ViscousDirect(const mesh::Decomposition& decomp, const MacBoundaries& boundaries,
+                             direct_poisson::Workspace workspace) {
+  using Use = direct_poisson::Workspace::Use;
   for (int c = 0; c < decomp.dimensions(); ++c) {
     Component component;
     const direct_poisson::SeparableGrid grid =
         component_grid(decomp, boundaries.grid(), boundaries.settings(), c, component.box, component.first);
     direct_poisson::DirectPoisson::check_layout(grid.cells, decomp.size(), decomp.dimensions());
-    component.b = sparse::Vector("mac::viscous_b", static_cast<std::size_t>(component.box.size()));
-    component.x = sparse::Vector("mac::viscous_x", static_cast<std::size_t>(component.box.size()));
-    component.solver = std::make_unique<direct_poisson::DirectPoisson>(decomp.comm(), grid);
+    const auto size = static_cast<std::size_t>(component.box.size());
+    component.b = workspace.array(Use::right_hand_side, 0, size);
+    component.x = workspace.array(Use::solution, 0, size);
+    component.solver = std::make_unique<direct_poisson::DirectPoisson>(decomp.comm(), grid, mesh::default_message_path(),
+                                                                       direct_poisson::Kernels{}, workspace);
     components_.push_back(std::move(component));
   }
 }

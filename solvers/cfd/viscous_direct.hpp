@@ -18,8 +18,11 @@ namespace meridian::cfd {
 
 class ViscousDirect {
  public:
-  // Throws mesh::DecompositionError where a component's pencils do not fit the ranks.
-  ViscousDirect(const mesh::Decomposition& decomp, const MacBoundaries& boundaries);
+  // Throws mesh::DecompositionError where a component's pencils do not fit the ranks. The components' solvers
+  // share `workspace`'s arrays (with the pressure solve's where it is the same), and their right-hand side and
+  // solution.
+  ViscousDirect(const mesh::Decomposition& decomp, const MacBoundaries& boundaries,
+                direct_poisson::Workspace workspace = {});
   // Overwrites `increment` (b on entry) with d on the faces the momentum equation sets; the others keep theirs.
   void solve(const mesh::Field& increment, double alpha);
 

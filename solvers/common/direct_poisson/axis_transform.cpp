@@ -131,7 +131,7 @@ AxisKind axis_kind(bool periodic, sparse::FaceCondition lower, sparse::FaceCondi
   return upper == FaceCondition::zero_gradient ? AxisKind::dirichlet_neumann : AxisKind::dirichlet_dirichlet;
 }
 
-AxisTransform::AxisTransform(AxisKind kind, int n, long batch, TransformMethod method, long inner)
+AxisTransform::AxisTransform(AxisKind kind, int n, long batch, TransformMethod method, long inner, Workspace workspace)
     : kind_(kind), method_(method), n_(n) {
   if (n < 1 || batch < 1 || inner < 1 || batch % inner != 0)
     throw std::invalid_argument("AxisTransform: needs n >= 1 and batch >= 1 a multiple of inner >= 1 (got " +
@@ -151,8 +151,8 @@ AxisTransform::AxisTransform(AxisKind kind, int n, long batch, TransformMethod m
   r2c_ = fft::LocalFFT(Transform::real_to_complex, m, static_cast<int>(batch), PlanEffort::estimate, order);
   c2r_ = fft::LocalFFT(Transform::complex_to_real, m, static_cast<int>(batch), PlanEffort::estimate, order, fft::Input::scratch);
   makhoul_ = {makhoul_tables(kind, n), {n, inner}, work,
-              Kokkos::View<double*>("direct_poisson::fft_real", static_cast<std::size_t>(batch * m)),
-              Kokkos::View<double*>("direct_poisson::fft_spectrum", static_cast<std::size_t>(batch * 2 * work.half))};
+              workspace.array(Workspace::Use::fft_real, 0, static_cast<std::size_t>(batch * m)),
+              workspace.array(Workspace::Use::fft_spectrum, 0, static_cast<std::size_t>(batch * 2 * work.half))};
 }
 
 void AxisTransform::forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const {

@@ -27,6 +27,7 @@
 
 #include "parallel/device_memory.hpp"
 #include "solvers/common/direct_poisson/makhoul_tables.hpp"
+#include "solvers/common/direct_poisson/workspace.hpp"
 #include "solvers/common/fft/local_fft.hpp"
 #include "solvers/common/fft/real_to_real_rows.hpp"
 #include "solvers/common/sparse/poisson_operator.hpp"
@@ -76,7 +77,8 @@ class AxisTransform {
  public:
   AxisTransform() = default;
   // `batch` rows of n values `inner` apart (batch a multiple of inner). fftw_real_to_real needs host memory.
-  AxisTransform(AxisKind kind, int n, long batch, TransformMethod method = default_transform_method, long inner = 1);
+  AxisTransform(AxisKind kind, int n, long batch, TransformMethod method = default_transform_method, long inner = 1,
+                Workspace workspace = {});
 
   // Row by row, from `in` to `out` (each batch x n values, rows as laid out); in and out may be the same view.
   void forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <utility>
 
 #include "mesh/timers.hpp"
 #include "parallel/device_memory.hpp"
@@ -81,8 +82,8 @@ std::vector<Box> gather_blocks(MPI_Comm comm, const Box& mine) {
 }
 
 DirectPoisson::DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
-                             mesh::MessagePath path, Kernels kernels)
-    : DirectPoisson(decomp.comm(), poisson_grid(decomp, problem), path, kernels) {}
+                             mesh::MessagePath path, Kernels kernels, Workspace workspace)
+    : DirectPoisson(decomp.comm(), poisson_grid(decomp, problem), path, kernels, std::move(workspace)) {}
 
 SeparableGrid DirectPoisson::poisson_grid(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem) {
   check_layout(decomp);
@@ -99,7 +100,7 @@ SeparableGrid DirectPoisson::poisson_grid(const mesh::Decomposition& decomp, con
 }
 
 DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::MessagePath path,
-                             Kernels kernels) {
+                             Kernels kernels, Workspace workspace) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
@@ -130,23 +131,25 @@ DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::Mes
     // axis contiguous cost more than the strided transform saves).
     std::vector<BlockLayout> after(before.size());
     for (int r = 0; r < ranks; ++r) after[r].box = pencil_box(cells, whole, processes, r);
-    forward_.emplace_back(comm, before, after, path);
-    backward_.emplace_back(comm, after, before, path);
+    forward_.emplace_back(comm, before, after, path, workspace);
+    backward_.emplace_back(comm, after, before, path, workspace);
     // A stage whose values sit where its predecessor's do works in its predecessor's array (the first stage
     // never: the right-hand side is read only).
     const bool in_place = s > 0 && forward_.back().identity();
     Stage stage{after[rank],
-                in_place ? stages_.back().values : Kokkos::View<double*>("direct_poisson::pencil", after[rank].box.size()),
+                in_place ? stages_.back().values
+                         : workspace.array(Workspace::Use::pencil, static_cast<int>(s),
+                                           static_cast<std::size_t>(after[rank].box.size())),
                 {}, {}};
     const Box& box = stage.layout.box;
     long inner = 1;  // the values between two of a row's: the counts of the axes after the whole one
     for (int axis = whole + 1; axis < 3; ++axis) inner *= box.count[axis];
     if (plane && whole == 2)
       stage.plane = PlaneTransform({grid.kinds[1], grid.kinds[2]}, {static_cast<int>(cells[1]), static_cast<int>(cells[2])},
-                                   box.count[0]);
+                                   box.count[0], workspace);
     else if (transformed && !(plane && whole == 1))
       stage.transform = AxisTransform(grid.kinds[whole], static_cast<int>(cells[whole]), box.size() / box.count[whole],
-                                      kernels.transforms, inner);
+                                      kernels.transforms, inner, workspace);
     stages_.push_back(std::move(stage));
     before = std::move(after);
   }
@@ -183,7 +186,7 @@ DirectPoisson::DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::Mes
   if (!last_axis_transformed_)
     mode_systems_ = std::make_unique<ModeSystems>(box.count[last], values, grid.spacing[last], grid.kinds[last],
                                                   mode_eigenvalues_, pinned, kernels.tridiagonal,
-                                                  kernels.one_column_per_thread);
+                                                  kernels.one_column_per_thread, workspace);
 }
 
 void DirectPoisson::check_layout(const mesh::Decomposition& decomp) {

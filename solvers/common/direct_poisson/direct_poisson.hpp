@@ -13,6 +13,8 @@
 // along their axis; where a step leaves every value in place (one rank; the x- and y-pencils where p2 = 1; blocks
 // that are already pencils) it moves nothing. With no face holding p = 0 the operator is singular (the constants):
 // the solution returned has zero mean, as sparse::ConjugateGradient returns it (mode_systems.hpp says how).
+// Its pencils and work arrays hold values only while it solves: solvers that solve one after another share them
+// through one Workspace (workspace.hpp).
 #include <memory>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "solvers/common/direct_poisson/mode_systems.hpp"
 #include "solvers/common/direct_poisson/pencil_reshape.hpp"
 #include "solvers/common/direct_poisson/plane_transform.hpp"
+#include "solvers/common/direct_poisson/workspace.hpp"
 #include "solvers/common/sparse/poisson_operator.hpp"
 
 namespace meridian::direct_poisson {
@@ -58,11 +61,11 @@ class DirectPoisson {
   // sparse::PoissonOperator's operator on decomp's cells. Throws mesh::DecompositionError where the ranks
   // cannot form pencils of at least one cell a side on this grid.
   DirectPoisson(const mesh::Decomposition& decomp, const sparse::PoissonProblem& problem,
-                mesh::MessagePath path = mesh::default_message_path(),
-                Kernels kernels = {});
+                mesh::MessagePath path = mesh::default_message_path(), Kernels kernels = {},
+                Workspace workspace = {});
   // Any separable grid's (its pencils checked by the caller with check_layout); comm must outlive the solver.
   DirectPoisson(MPI_Comm comm, const SeparableGrid& grid, mesh::MessagePath path = mesh::default_message_path(),
-                Kernels kernels = {});
+                Kernels kernels = {}, Workspace workspace = {});
   // The constructor's check that every pencil of this grid has a cell on each of decomp's ranks (throws
   // mesh::DecompositionError, saying which axis is too short), without planning.
   static void check_layout(const mesh::Decomposition& decomp);

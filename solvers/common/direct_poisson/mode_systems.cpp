@@ -187,7 +187,7 @@ void finish_pinned(const Kokkos::View<double*>& values, long n, long modes, long
 bool available(TridiagonalSolver solver) { return solver == TridiagonalSolver::thomas || MERIDIAN_CUSPARSE_MODE_SYSTEMS; }
 
 ModeSystems::ModeSystems(long n, long modes, double h, AxisKind kind, const Kokkos::View<double*>& eigenvalues,
-                         long pinned, TridiagonalSolver solver, bool one_column_per_thread)
+                         long pinned, TridiagonalSolver solver, bool one_column_per_thread, Workspace workspace)
     : n_(n),
       modes_(modes),
       pinned_(pinned),
@@ -199,7 +199,7 @@ ModeSystems::ModeSystems(long n, long modes, double h, AxisKind kind, const Kokk
   if (!available(solver))
     throw std::invalid_argument("the direct solver's cuSPARSE tridiagonal solve needs a Kokkos CUDA build");
   const long stored = solver == TridiagonalSolver::thomas ? 1 : 3;
-  work_ = Kokkos::View<double*>("direct_poisson::mode_systems", static_cast<std::size_t>(stored * n * modes));
+  work_ = workspace.array(Workspace::Use::mode_systems, 0, static_cast<std::size_t>(stored * n * modes));
 #if MERIDIAN_CUSPARSE_MODE_SYSTEMS
   if (solver == TridiagonalSolver::cusparse) {
     double* diagonals = work_.data();

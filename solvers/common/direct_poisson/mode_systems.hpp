@@ -40,7 +40,8 @@ class ModeSystems {
   // tests also run on the host (where its blocks of columns are faster). Throws std::invalid_argument where the
   // build cannot run `solver`.
   ModeSystems(long n, long modes, double h, AxisKind kind, const Kokkos::View<double*>& eigenvalues, long pinned,
-              TridiagonalSolver solver, bool one_column_per_thread = !parallel::device_memory_is_host);
+              TridiagonalSolver solver, bool one_column_per_thread = !parallel::device_memory_is_host,
+              Workspace workspace = {});
   ~ModeSystems();
   ModeSystems(ModeSystems&&) noexcept;
   ModeSystems& operator=(ModeSystems&&) noexcept;

@@ -77,7 +77,7 @@ Kokkos::Array<long, 3> logical_strides(const BlockLayout& layout) {
 }
 
 PencilReshape::PencilReshape(MPI_Comm comm, const std::vector<BlockLayout>& from, const std::vector<BlockLayout>& to,
-                             mesh::MessagePath path)
+                             mesh::MessagePath path, Workspace& workspace)
     : comm_(comm) {
   int me = 0, ranks = 1;
   MPI_Comm_rank(comm, &me);
@@ -99,8 +99,8 @@ PencilReshape::PencilReshape(MPI_Comm comm, const std::vector<BlockLayout>& from
   int unchanged = same_places(from_, to_) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &unchanged, 1, MPI_INT, MPI_LAND, comm);
   identity_ = unchanged == 1;
-  send_ = mesh::MessageBuffer("direct_poisson::send", static_cast<std::size_t>(std::max(sent_, 1L)), path);
-  receive_ = mesh::MessageBuffer("direct_poisson::receive", static_cast<std::size_t>(std::max(received_, 1L)), path);
+  send_ = workspace.message_buffer(Workspace::Message::send, static_cast<std::size_t>(std::max(sent_, 1L)), path);
+  receive_ = workspace.message_buffer(Workspace::Message::receive, static_cast<std::size_t>(std::max(received_, 1L)), path);
 }
 
 void PencilReshape::operator()(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) {

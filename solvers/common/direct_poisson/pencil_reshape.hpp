@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mesh/message_buffer.hpp"
+#include "solvers/common/direct_poisson/workspace.hpp"
 
 namespace meridian::direct_poisson {
 
@@ -35,8 +36,9 @@ class PencilReshape {
  public:
   PencilReshape() = default;
   // from[r], to[r]: rank r's blocks before and after, for every rank of comm; comm must outlive this object.
+  // Its message buffers are the workspace's, which every reshape of a run's solvers shares.
   PencilReshape(MPI_Comm comm, const std::vector<BlockLayout>& from, const std::vector<BlockLayout>& to,
-                mesh::MessagePath path);
+                mesh::MessagePath path, Workspace& workspace);
   // `in` holds this rank's `from` block, `out` receives its `to` block (flat views; not the same view).
   void operator()(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out);
   // Whether every rank's values sit at the same places before and after: the reshape moves nothing, and a

@@ -27,7 +27,7 @@ PlaneLayouts layouts_of(const MakhoulTables& y, const MakhoulTables& x) {
 
 }  // namespace
 
-PlaneTransform::PlaneTransform(std::array<AxisKind, 2> kinds, std::array<int, 2> n, long planes)
+PlaneTransform::PlaneTransform(std::array<AxisKind, 2> kinds, std::array<int, 2> n, long planes, Workspace workspace)
     : kinds_(kinds), tables_{makhoul_tables(kinds[0], n[0]), makhoul_tables(kinds[1], n[1])}, planes_(planes) {
   const int m1 = tables_[0].m, m2 = tables_[1].m;
   if (planes < 1 || m1 < 2 || m2 < 2)
@@ -38,8 +38,8 @@ PlaneTransform::PlaneTransform(std::array<AxisKind, 2> kinds, std::array<int, 2>
   r2c_ = fft::LocalFFT(Transform::real_to_complex, shape, PlanEffort::estimate);
   c2r_ = fft::LocalFFT(Transform::complex_to_real, shape, PlanEffort::estimate, fft::Input::scratch);
   const auto size = static_cast<std::size_t>(planes * m1);
-  real_ = Kokkos::View<double*>("direct_poisson::plane_real", size * m2);
-  spectrum_ = Kokkos::View<double*>("direct_poisson::plane_spectrum", size * 2 * (m2 / 2 + 1));
+  real_ = workspace.array(Workspace::Use::fft_real, 0, size * m2);
+  spectrum_ = workspace.array(Workspace::Use::fft_spectrum, 0, size * 2 * (m2 / 2 + 1));
 }
 
 double PlaneTransform::normalisation() const {

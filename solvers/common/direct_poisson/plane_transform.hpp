@@ -17,6 +17,7 @@
 #include <array>
 
 #include "solvers/common/direct_poisson/makhoul_tables.hpp"
+#include "solvers/common/direct_poisson/workspace.hpp"
 #include "solvers/common/fft/local_fft.hpp"
 
 namespace meridian::direct_poisson {
@@ -26,7 +27,7 @@ class PlaneTransform {
   PlaneTransform() = default;
   // `planes` planes of n[0] x n[1] values (y, x; x contiguous, the planes one after another), the axes of kinds
   // kinds[0] and kinds[1]; each axis' FFT (fft_length) at least 2 long.
-  PlaneTransform(std::array<AxisKind, 2> kinds, std::array<int, 2> n, long planes);
+  PlaneTransform(std::array<AxisKind, 2> kinds, std::array<int, 2> n, long planes, Workspace workspace = {});
 
   // From `in` to `out` (planes x n[0] x n[1] values each); in and out may be the same view.
   void forward(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) const;
