@@ -372,6 +372,7 @@ void MacProjection::set_state(const HostField& velocity, const HostField& pressu
   parallel::copy<parallel::Copy::host_to_device>(velocity_, velocity);
   parallel::copy<parallel::Copy::host_to_device>(pressure_, pressure);
   boundaries_.fill(velocity_, Fill::state, 0);
+  state_filled_at_ = 0;
   scalar_exchange_.exchange(pressure_);
   previous_dt_ = 0;
 }
@@ -419,8 +420,9 @@ double MacProjection::stable_dt(double courant) const {
 }
 
 void MacProjection::step(double time, double dt) {
-  // Filling the halos first makes a step depend on the owned values alone: a restart is bitwise.
-  boundaries_.fill(velocity_, Fill::state, time);
+  // Halos filled from the owned values at the step's time make a step depend on the owned values alone: a
+  // restart is bitwise. The last step's final fill left them so where this step starts at its end.
+  if (!(time == state_filled_at_)) boundaries_.fill(velocity_, Fill::state, time);
   const MacGrid g = boundaries_.grid();
   const bool cn = settings_.viscous == ViscousScheme::crank_nicolson;
   const auto& f = settings_.body_force;
@@ -464,6 +466,7 @@ void MacProjection::step(double time, double dt) {
   correct(velocity_, pressure_, correction_, g, dt);
   if (bodies_) bodies_->account_projection(velocity_, dt);
   boundaries_.fill(velocity_, Fill::state, time + dt);
+  state_filled_at_ = time + dt;
   scalar_exchange_.exchange(pressure_);
   std::swap(tendency_, previous_tendency_);
   previous_dt_ = dt;

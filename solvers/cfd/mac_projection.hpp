@@ -15,6 +15,7 @@
 // discrete harmonic extension of their values around, bounded, and are what a free face beside such a cell
 // (where the surface cuts a grid line short) sees in grad p.
 #include <array>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -128,6 +129,10 @@ class MacProjection {
   // AB2's weights follow the ratio of this step to the last: the fixed 3/2 and -1/2 are first order in time
   // wherever the step changes (a Courant limit that moves, the equal steps into an output time).
   double previous_dt_ = 0;
+  // The time at which velocity_'s halos were last filled as a state (Fill::state): each step ends with that fill,
+  // so the next, at that time, need not start with it (a halo exchange and three boundary launches). NaN: not
+  // since the owned values last changed.
+  double state_filled_at_ = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace meridian::cfd
