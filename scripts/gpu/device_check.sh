@@ -316,9 +316,9 @@ atmosphere_case atmosphere-3d "$decks/atmosphere/rising_thermal_3d.toml" --set m
   --set mesh.nz=128 --set run.max_steps=10
 
 # The projection solver's step: the shipped 3-D cavity at 192^3, 10 steps (its tendency a row kernel: team width
-# matters as for the atmosphere), the pressure and Crank-Nicolson solves direct. Not 256^3: the host assembles
-# the Poisson operator that checks the direct solve's residual, which took 40 s of start-up there on the 2-core
-# development machine (5 s at 192^3).
+# matters as for the atmosphere), the pressure and Crank-Nicolson solves direct. Not 256^3, whose start-up took
+# 40 s on the 2-core development machine while the host assembled a Poisson operator for the residual check;
+# without it (ccf5307) 16 s there, most of it that VM's first touch of 3.4 GB, unmeasured on a GPU machine.
 if both_team_widths cavity-3d-192 25 "$decks/cfd/lid_driven_cavity_3d.toml" --set mesh.nx=192 --set mesh.ny=192 \
   --set mesh.nz=192 --set run.max_steps=10 "${quiet[@]}" --set run.diagnostics_every=5; then
   if figures=$(summary_figures "$work/cavity-3d-192.log"); then
