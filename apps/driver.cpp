@@ -25,6 +25,7 @@
 #include "io/file_stamp.hpp"
 #include "io/run_lock.hpp"
 #include "io/time_series.hpp"
+#include "solvers/common/memory_budget.hpp"
 #include "solvers/common/step_progress.hpp"
 #include "io/xdmf.hpp"
 #include "mesh/message_buffer.hpp"
@@ -146,6 +147,7 @@ struct RunSummary {
   std::string throughput_unit;
   std::string checkpoint;  // the one a restart would use
   std::vector<std::pair<std::string, double>> phases;
+  solvers::MemoryUse memory;  // the largest over the ranks
 };
 
 // Everything about a run that is not the solver's state: where it is in time and what it wrote.
@@ -322,6 +324,9 @@ void Run::write_diagnostics_file(const RunSummary* summary) {
       file.set_attribute("throughput", summary->throughput);
       file.set_attribute("throughput_unit", summary->throughput_unit);
       file.set_attribute("restart_checkpoint", summary->checkpoint);
+      file.set_attribute("peak_resident_bytes", static_cast<double>(summary->memory.peak_resident));
+      if (summary->memory.device_total > 0)
+        file.set_attribute("device_used_bytes", static_cast<double>(summary->memory.device_used));
       for (const auto& [phase, seconds] : summary->phases) file.set_attribute("seconds " + phase, seconds);
     }
     file.close();
@@ -477,6 +482,10 @@ RunSummary Run::summarise(long steps, double run_seconds, const std::string& che
   summary.throughput = stepping > 0 ? solver_->work_per_step() * steps / stepping : 0.0;
   summary.throughput_unit = solver_->work_unit() + "/s";
   summary.checkpoint = checkpoint;
+  summary.memory = solvers::memory_use();
+  std::uint64_t memory[3] = {summary.memory.peak_resident, summary.memory.device_used, summary.memory.device_total};
+  MPI_Allreduce(MPI_IN_PLACE, memory, 3, MPI_UINT64_T, MPI_MAX, comm_);
+  summary.memory = {memory[0], memory[1], memory[2]};
   // The time step split into what the layers below recorded inside it (halo exchange, FFTs, ...)
   // and the rest, which is the solver's own compute.
   double inside = 0;
@@ -521,6 +530,13 @@ void Run::print_summary(const RunSummary& summary) const {
   if (summary.throughput > 0)
     out << "  throughput    " << std::scientific << std::setprecision(3) << summary.throughput << " "
         << summary.throughput_unit << " (" << summary.throughput / summary.ranks << " per rank)\n";
+  const auto gb = [](std::uint64_t bytes) { return static_cast<double>(bytes) / 1e9; };
+  out << "  memory        " << std::fixed << std::setprecision(3) << gb(summary.memory.peak_resident)
+      << " GB peak resident host memory (the largest rank)";
+  if (summary.memory.device_total > 0)
+    out << "; device " << gb(summary.memory.device_used) << " of " << gb(summary.memory.device_total)
+        << " GB in use at the end";
+  out << "\n";
   if (parallel::launch_counting_enabled()) out << launches_.table();
   out << "  restart from  " << (summary.checkpoint.empty() ? "(no checkpoint written)" : summary.checkpoint) << "\n";
   std::cout << solver_->report() << out.str() << std::flush;

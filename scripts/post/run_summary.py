@@ -14,6 +14,17 @@ import numpy as np
 import meridian_post as post
 
 
+def memory_lines(attrs):
+    """The run's peak resident host memory and the device's in use at its end (runs before 2026-12-07 wrote
+    neither)."""
+    if "peak_resident_bytes" not in attrs:
+        return []
+    line = f"memory         {attrs['peak_resident_bytes'] / 1e9:.3f} GB peak resident host memory (the largest rank)"
+    if "device_used_bytes" in attrs:
+        line += f"; device {attrs['device_used_bytes'] / 1e9:.3f} GB in use at the end"
+    return [line]
+
+
 def summary_text(run, diagnostics):
     attrs = diagnostics.attrs
     wall = attrs["wall_seconds"]
@@ -24,6 +35,7 @@ def summary_text(run, diagnostics):
         f"final time     {diagnostics.time[-1]:.6g} at step {int(diagnostics.series['step'][-1])}",
         f"wall time      {wall:.3f} s, {attrs['core_hours']:.3g} core-hours",
         f"throughput     {attrs['throughput']:.4g} {attrs['throughput_unit']}",
+        *memory_lines(attrs),
         f"restart from   {attrs['restart_checkpoint']}",
         "",
         f"{'phase':<16}{'seconds':>10}{'share of wall':>15}",

@@ -1,6 +1,7 @@
 #include "solvers/common/memory_budget.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <fstream>
@@ -65,7 +66,7 @@ std::uint64_t bytes_available_per_rank(MPI_Comm comm) {
   // Ranks bound to one GPU (more ranks than GPUs on a node) share its memory. Told apart by the device's
   // UUID, which also separates GPUs isolated per rank (CUDA_VISIBLE_DEVICES: device 0 of each).
   const int sharing = mesh::ranks_sharing(comm, fft::cuda::device_uuid());
-  return fft::cuda::device_free_bytes() / static_cast<std::uint64_t>(sharing);
+  return fft::cuda::device_memory_info().free / static_cast<std::uint64_t>(sharing);
 #else
   std::uint64_t host = std::min({mem_available(), number_in("/sys/fs/cgroup/memory.max"),
                                  number_in("/sys/fs/cgroup/memory/memory.limit_in_bytes")});
@@ -86,6 +87,18 @@ void require_memory(const io::Deck& deck, const std::string& section, const std:
   deck.fail(section, key,
             "the run needs " + gib(bytes_per_rank) + " per rank for " + what + ", more than the " + gib(budget) +
                 " this rank can have; use more ranks or a smaller problem");
+}
+
+MemoryUse memory_use() {
+  MemoryUse use;
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) use.peak_resident = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // KiB
+#if defined(KOKKOS_ENABLE_CUDA) && defined(MERIDIAN_HAVE_CUFFT)
+  const fft::cuda::DeviceMemoryInfo device = fft::cuda::device_memory_info();
+  use.device_total = device.total;
+  use.device_used = device.total - device.free;
+#endif
+  return use;
 }
 
 }  // namespace meridian::solvers

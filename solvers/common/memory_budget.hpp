@@ -27,4 +27,12 @@ std::uint64_t bytes_available_per_rank(MPI_Comm comm);
 void require_memory(const io::Deck& deck, const std::string& section, const std::string& key,
                     std::uint64_t bytes_per_rank, const std::string& what, MPI_Comm comm);
 
+// What this process holds, for a run's summary: its peak resident host memory (the kernel's high-water mark)
+// and, on a CUDA build, the memory in use on its device (by every process there: ranks sharing it, the CUDA
+// contexts) and the device's size; bytes, zeros where there is no device.
+struct MemoryUse {
+  std::uint64_t peak_resident = 0, device_used = 0, device_total = 0;
+};
+MemoryUse memory_use();
+
 }  // namespace meridian::solvers

@@ -32,6 +32,8 @@ with h5py.File(os.path.join(folder, "diagnostics.h5")) as f:
     for attr in ("wall_seconds", "core_hours", "throughput", "throughput_unit", "parallel_layout", "restart_checkpoint"):
         assert attr in f.attrs, f"diagnostics.h5: no run-summary attribute {attr}"
     assert f.attrs["throughput"] > 0
+    # ru_maxrss is in KiB: a process with MPI, HDF5 and Kokkos loaded holds tens of MB, not tens of KB.
+    assert f.attrs["peak_resident_bytes"] > 1e7, f"peak resident memory {f.attrs['peak_resident_bytes']} bytes"
 with h5py.File(fields[0]) as f:
     initial = f["fields"]["cosine_bell"][0]
     assert initial.max() > 0.9, "the initial bell is missing"

@@ -29,7 +29,7 @@ expect_output "$run/diagnostics.png" post plot_diagnostics "$run"
 check_png 840x1080 "$run/diagnostics.png"
 
 post run_summary "$run" --out "$work/png" > "$work/summary.txt" || fail "run_summary exited with an error"
-for line in "solver         advection" "layout         2 ranks" "core-hours" "throughput" "halo exchange" \
+for line in "solver         advection" "layout         2 ranks" "core-hours" "throughput" "GB peak resident" "halo exchange" \
   "final error of cosine_bell" "$work/png/summary.png"; do
   grep -qF "$line" "$work/summary.txt" || fail "run_summary printed no '$line'"
 done

@@ -116,9 +116,10 @@ int device_count() {
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
-unsigned long long device_free_bytes() {
+DeviceMemoryInfo device_memory_info() {
   std::size_t free = 0, total = 0;
-  return cudaMemGetInfo(&free, &total) == cudaSuccess ? free : 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) return {};
+  return {free, total};
 }
 
 std::string device_uuid() {

@@ -37,8 +37,11 @@ unsigned long long library_bytes(Transform transform, Planes planes);
 
 // The number of CUDA devices visible (0 without a driver or a GPU); for tests and `meridian info`.
 int device_count();
-// Free memory on the current CUDA device, in bytes (0 without one).
-unsigned long long device_free_bytes();
+// The current CUDA device's free and total memory, in bytes (zeros without one).
+struct DeviceMemoryInfo {
+  unsigned long long free = 0, total = 0;
+};
+DeviceMemoryInfo device_memory_info();
 // The current CUDA device's UUID, 16 bytes (empty without a device).
 std::string device_uuid();
 
