@@ -325,6 +325,8 @@ if both_team_widths cavity-3d-192 25 "$decks/cfd/lid_driven_cavity_3d.toml" --se
     read -r steps per_step rate <<<"$figures"
     echo "cavity-3d-192: $steps steps, $per_step s/step, $rate cell-updates/s" >>"$results"
   fi
+  # The device memory it held, against the deck's estimate (bench/README: about 32 doubles a cell on a GPU).
+  echo "cavity-3d-192 $(grep -m1 '^  memory' "$work/cavity-3d-192.log" | tr -s ' ' | sed 's/^ //')" >>"$results"
 fi
 
 if both_team_widths monte-carlo-1e8 50 "$decks/finance/portfolio.toml" \
