@@ -194,6 +194,18 @@ KOKKOS_INLINE_FUNCTION int row(const MacGrid& g, int k, int j, int i) {
   return ((k - g.lo[2]) * g.n[1] + (j - g.lo[1])) * g.n[0] + (i - g.lo[0]);
 }
 
+// The Poisson residual b - shift - A phi of the cell at (k, j, i), phi read from the correction field, whose
+// halos the projection exchanged.
+struct PoissonResidual {
+  sparse::Vector rhs;
+  mesh::Field phi;
+  sparse::PoissonStencil a;
+  MacGrid g;
+  KOKKOS_INLINE_FUNCTION double operator()(int k, int j, int i, double shift) const {
+    return rhs(row(g, k, j, i)) - shift - a.apply(phi, k, j, i);
+  }
+};
+
 // rhs = -div(u*) / dt per cell where continuity holds, 0 in the bodies' source cells, in the Poisson
 // operator's row order.
 void divergence_rhs(const mesh::Field& u, const mesh::Field& fluid, const sparse::Vector& rhs, const MacGrid g,
@@ -490,21 +502,19 @@ void MacProjection::force_explicit_prediction(double time, double dt) {
   parallel::copy<parallel::Copy::device_to_device>(velocity_, start_);
 }
 
-// The residuals read phi from the correction field, whose halos the projection exchanged.
 void MacProjection::measure_poisson_residual() {
   if (!direct_) return;
-  const MacGrid g = boundaries_.grid();
+  const PoissonResidual residual{rhs_, correction_, stencil_, boundaries_.grid()};
   const sparse::Vector rhs = rhs_;
-  const mesh::Field phi = correction_;
-  const sparse::PoissonStencil a = stencil_;
   // With no face holding p the solve removes b's mean first, as CG does: the residual is of that b.
-  const double mean =
-      a.singular() ? mesh::global_sum(sum_of(rhs), decomp_.comm()) / static_cast<double>(decomp_.global_cell_count()) : 0.0;
+  const double mean = stencil_.singular()
+                          ? mesh::global_sum(sum_of(rhs), decomp_.comm()) / static_cast<double>(decomp_.global_cell_count())
+                          : 0.0;
   double squares[2] = {0, 0};
   parallel::reduce(
-      "mac::residual_norm", owned(g),
+      "mac::residual_norm", owned(residual.g),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& r2) {
-        const double r = rhs(row(g, k, j, i)) - mean - a.apply(phi, k, j, i);
+        const double r = residual(k, j, i, mean);
         r2 += r * r;
       },
       squares[0]);
@@ -516,15 +526,12 @@ void MacProjection::measure_poisson_residual() {
 }
 
 double MacProjection::max_poisson_residual() const {
-  const MacGrid g = boundaries_.grid();
-  const sparse::Vector rhs = rhs_;
-  const mesh::Field phi = correction_;
-  const sparse::PoissonStencil a = stencil_;
+  const PoissonResidual residual{rhs_, correction_, stencil_, boundaries_.grid()};
   double local = 0;
   parallel::reduce(
-      "mac::max_poisson_residual", owned(g),
+      "mac::max_poisson_residual", owned(residual.g),
       KOKKOS_LAMBDA(const int k, const int j, const int i, double& m) {
-        const double r = km::fabs(rhs(row(g, k, j, i)) - a.apply(phi, k, j, i));
+        const double r = km::fabs(residual(k, j, i, 0.0));
         m = r > m ? r : m;
       },
       Kokkos::Max<double>(local));

@@ -225,9 +225,10 @@ ProjectionSettings settings_of(const io::Deck& deck) {
   return s;
 }
 
-// Doubles a DirectPoisson holds per value of the rank: its pencils (one on one rank, where every stage works in
-// place; three and the two message buffers on more), the eigenvalues, and on a GPU Makhoul's FFT arrays and
-// cuFFT's work areas (about four more).
+// Doubles the direct solves hold per value of the rank, their shared workspace's (direct_poisson::Workspace) and
+// the pressure solve's own: pencils (one on one rank, where every stage works in place; three and the two message
+// buffers on more), the Thomas coefficients or the eigenvalues, and on a GPU Makhoul's FFT arrays and cuFFT's
+// work areas (about four more).
 double direct_solver_doubles(int ranks) {
   return (ranks > 1 ? 5.0 : 1.0) + 1.0 + (parallel::device_memory_is_host ? 0.0 : 4.0);
 }
