@@ -19,7 +19,8 @@ const std::vector<SolverEntry>& registry() {
       {"cfd_spectral", "pseudo-spectral incompressible Navier-Stokes on a periodic box (distributed FFT)",
        cfd::declare_keys, cfd::validate, cfd::build},
       {"cfd_projection",
-       "incompressible Navier-Stokes on a 2-D staggered grid, pressure projection by multigrid-preconditioned CG",
+       "incompressible Navier-Stokes on a 2-D or 3-D staggered grid with immersed bodies, pressure projection by a "
+       "direct FFT and tridiagonal solve (or multigrid-preconditioned CG)",
        cfd::declare_projection_keys, cfd::validate_projection, cfd::build_projection},
       {"monte_carlo", "Monte Carlo option pricing (GBM and Heston), bitwise reproducible on any rank count",
        finance::declare_keys, finance::validate, finance::build},

@@ -494,4 +494,19 @@ TEST(DirectPoisson, AnyRankCountGivesTheOneRankAnswer) {
   }
 }
 
+// The libraries' 32-bit counts bound a rank's pencil (its rows, each 2 longer than the axis): 1289^3 cells fit
+// on one rank, 1290^3 do not; 1290^3 on 2 ranks do. A 2-D grid's z is never transformed and counts nothing.
+TEST(DirectPoisson, PencilsPastThirtyTwoBitCountsAreRefused) {
+  EXPECT_NO_THROW(direct_poisson::DirectPoisson::check_layout({1289, 1289, 1289}, 1, 3));
+  EXPECT_NO_THROW(direct_poisson::DirectPoisson::check_layout({1290, 1290, 1290}, 2, 3));
+  EXPECT_NO_THROW(direct_poisson::DirectPoisson::check_layout({1, 40000, 40000}, 1, 2));
+  try {
+    direct_poisson::DirectPoisson::check_layout({1290, 1290, 1290}, 1, 3);
+    ADD_FAILURE() << "1290^3 cells on one rank were accepted";
+  } catch (const mesh::DecompositionError& e) {
+    EXPECT_EQ(e.key(), "nz") << e.what();
+    EXPECT_NE(std::string(e.what()).find("2150017200"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace

@@ -298,8 +298,8 @@ void validate_projection(const io::Deck& deck, MPI_Comm comm) {
   const ProjectionSettings s = settings_of(deck);
   try {
     const mesh::Decomposition d(comm, s.grid);
-    require_projection_memory(deck, comm);
-    sparse::PoissonOperator::check_size(d);
+    // The solvers' index limits first: they hold whatever the memory, and only the solver that runs has its own.
+    if (!uses_direct_solver(d, s.mac.pressure_solver)) sparse::PoissonOperator::check_size(d);
     if (s.mac.pressure_solver == PressureSolver::direct) {
       try {
         direct_poisson::DirectPoisson::check_layout(d);
@@ -310,16 +310,16 @@ void validate_projection(const io::Deck& deck, MPI_Comm comm) {
       // auto falls back to CG where the pencils do not fit, so its multigrid must then work.
       if (!uses_direct_solver(d, s.mac.pressure_solver)) sparse::Multigrid::check(d);
     }
+    require_projection_memory(deck, comm);
   } catch (const mesh::DecompositionError& e) {
     deck.fail("mesh", e.key(), e.what());
   }
 }
 
 std::unique_ptr<solvers::Solver> build_projection(const io::Deck& deck, MPI_Comm comm) {
-  const ProjectionSettings s = settings_of(deck);
+  validate_projection(deck, comm);  // `run` refuses a deck as `check` does, with the same words
   try {
-    require_projection_memory(deck, comm);
-    return std::make_unique<ProjectionSolver>(s, comm);
+    return std::make_unique<ProjectionSolver>(settings_of(deck), comm);
   } catch (const mesh::DecompositionError& e) {
     deck.fail("mesh", e.key(), e.what());
   }

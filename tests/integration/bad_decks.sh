@@ -197,6 +197,20 @@ dimensions = 3
 nx = 2048
 ny = 2048
 nz = 2048'
+# 1024^3 on 2 ranks: past the assembled operator's 32-bit indices, within the direct solver's, so only a Krylov
+# deck meets that limit and a direct one the memory's.
+big_projection='[solver]
+kind = "cfd_projection"
+[mesh]
+dimensions = 3
+nx = 1024
+ny = 1024
+nz = 1024
+[projection]'
+expect_rejected krylov_past_32_bit_indices "32-bit indices" "$big_projection
+pressure_solver = \"krylov\""
+expect_rejected direct_needs_memory "pressure and viscous solvers, more than" "$big_projection
+pressure_solver = \"direct\""
 expect_rejected spectral_too_large "mesh.nx" '[solver]
 kind = "cfd_spectral"
 [mesh]

@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include <climits>
+
 #include <string>
 #include <utility>
 
@@ -210,6 +212,16 @@ void DirectPoisson::check_layout(const std::array<long, 3>& cells, int ranks, in
                                            " ranks of its pencils; use fewer ranks or projection.pressure_solver = \"krylov\"",
                                        names[axis]);
     }
+    // FFTW, cuFFT, cuSPARSE and MPI count a pencil's values in ints: its rows, each as long as its longest
+    // transform holds it (the length plus 2, Makhoul's DST-I on a GPU), must fit.
+    if (whole < 3 - dimensions) continue;  // 2-D: z is one index, never transformed
+    const Box largest = pencil_box(cells, whole, grid, 0);
+    const long values = largest.size() / cells[whole] * (cells[whole] + 2);
+    if (values > INT_MAX)
+      throw mesh::DecompositionError("the direct solver's libraries count a rank's pencil values in 32-bit integers, at most " +
+                                         std::to_string(INT_MAX) + ", and a pencil along " + names[whole] + " here holds " +
+                                         std::to_string(values) + ": run on more ranks",
+                                     names[whole]);
   }
 }
 
