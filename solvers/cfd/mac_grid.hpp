@@ -6,9 +6,12 @@
 // included: this rank's cells are [lo, lo + n) along each axis; in 2-D the z range is the single index 0.
 #include <Kokkos_Core.hpp>
 
+#include <string>
+
 #include "mesh/decomposition.hpp"
 #include "mesh/field.hpp"
 #include "parallel/launch_policy.hpp"
+#include "parallel/team_shape.hpp"
 
 namespace meridian::cfd {
 
@@ -159,6 +162,27 @@ KOKKOS_INLINE_FUNCTION double divergence(const mesh::Field& u, const int (&x)[3]
 // This rank's cells (or the faces stored with them), as a (z, y, x) range.
 inline parallel::Cells owned(const MacGrid& g) {
   return {{g.lo[2], g.lo[1], g.lo[0]}, {g.lo[2] + g.n[2], g.lo[1] + g.n[1], g.lo[0] + g.n[0]}};
+}
+
+// Over this rank's cells (or the faces stored with them), a row along x at a time (parallel::row_team_shape):
+// make_row(k, j) makes the row's body, a functor whose row(i) runs at each cell of the row (a struct: a lambda
+// returned from the device lambda drove nvcc 13's front end past 24 GB). On the host one loop along the row
+// that GCC is told carries no dependence, which vectorises where the body's loops have compile-time lengths (a
+// kernel's dimension a template parameter) and it reads through pointers the row holds by value (members of the
+// closure the loop runs in could be changed by its stores, for all GCC knows); on a GPU a warp along the row.
+// A launch over owned() calls its body cell by cell through Kokkos' tiles, which GCC leaves scalar.
+template <class MakeRow>
+void for_each_row(const std::string& label, const MacGrid& g, const MakeRow& make_row) {
+  const parallel::TeamShape shape = parallel::row_team_shape();
+  const int rows = g.n[2] * g.n[1], rows_per_team = shape.threads, first = g.lo[0], last = g.lo[0] + g.n[0];
+  const int ny = g.n[1], z0 = g.lo[2], y0 = g.lo[1];
+  Kokkos::parallel_for(
+      label, shape.row_policy(rows), KOKKOS_LAMBDA(const parallel::TeamMember& team) {
+        parallel::for_each_team_row(team, rows_per_team, rows, [&](const int r) {
+          const auto row = make_row(z0 + r / ny, y0 + r % ny);
+          parallel::for_each_in_row(team, first, last, row);
+        });
+      });
 }
 
 }  // namespace meridian::cfd

@@ -44,7 +44,7 @@ struct TendencyRow {
   double nu;
   BodyForce force;
 
-  KOKKOS_FORCEINLINE_FUNCTION void update(int i) const {
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(int i) const {
     component<0>(i);
     component<1>(i);
     if constexpr (D == 3) component<2>(i);
@@ -67,8 +67,7 @@ struct TendencyRow {
   }
 };
 
-// TendencyRow over every owned row, a row at a time (parallel::row_team_shape): on the host a vectorised loop
-// along the row, on a GPU a warp along it.
+// TendencyRow over every owned row (for_each_row).
 template <int D, AdvectionScheme Scheme, bool CrankNicolson>
 void tendency_rows(const TendencyInputs& in) {
   const mesh::Field u = in.u, out = in.out, viscous = in.viscous, fourth = in.fourth;
@@ -76,18 +75,11 @@ void tendency_rows(const TendencyInputs& in) {
   const double nu = in.nu;
   const BodyForce force = in.force;
   const FaceStrides f = face_strides(u);
-  const parallel::TeamShape shape = parallel::row_team_shape();
-  const int rows = g.n[2] * g.n[1], rows_per_team = shape.threads;
-  Kokkos::parallel_for(
-      "mac::tendency", shape.row_policy(rows), KOKKOS_LAMBDA(const parallel::TeamMember& team) {
-        parallel::for_each_team_row(team, rows_per_team, rows, [&](const int r) {
-          const int k = g.lo[2] + r / g.n[1], j = g.lo[1] + r % g.n[1];
-          const TendencyRow<D, Scheme, CrankNicolson> row{
-              &u(0, k, j, 0), Scheme == AdvectionScheme::central4 ? &fourth(0, k, j, 0) : nullptr, &out(0, k, j, 0),
-              CrankNicolson ? &viscous(0, k, j, 0) : nullptr, f, g, nu, force};
-          parallel::for_each_in_row(team, g.lo[0], g.lo[0] + g.n[0], [&](const int i) { row.update(i); });
-        });
-      });
+  for_each_row("mac::tendency", g, KOKKOS_LAMBDA(const int k, const int j) {
+    return TendencyRow<D, Scheme, CrankNicolson>{
+        &u(0, k, j, 0), Scheme == AdvectionScheme::central4 ? &fourth(0, k, j, 0) : nullptr, &out(0, k, j, 0),
+        CrankNicolson ? &viscous(0, k, j, 0) : nullptr, f, g, nu, force};
+  });
 }
 
 void tendency(const TendencyInputs& in, AdvectionScheme scheme, bool crank_nicolson) {
@@ -159,18 +151,43 @@ mesh::Field fourth_order_cells(const mesh::Decomposition& d, const MacGrid& g, c
   return fourth;
 }
 
-// d = dt (a N + b N_old [+ viscous]) - dt grad p on the faces the momentum equation sets, 0 elsewhere.
+// d = dt (a N + b N_old [+ viscous]) - dt grad p on the faces the momentum equation sets, 0 elsewhere; the
+// row's pointers at (k, j, 0) of each field (component 0).
+template <int D>
+struct PredictRow {
+  const double *now, *old, *half, *pressure;
+  double* out;
+  FaceStrides f;
+  MacGrid g;
+  int j, k;
+  double dt, a, b;
+  bool crank_nicolson;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const int x[3] = {i, j, k};
+    for (int c = 0; c < D; ++c) {
+      const long at = c * f.component + i;
+      double change = a * now[at] + b * old[at] - (pressure[i] - pressure[i - f.along(c)]) / g.h[c];
+      if (crank_nicolson) change += half[at];
+      out[at] = g.fixed(c, x) ? 0.0 : dt * change;
+    }
+  }
+};
+
+template <int D>
+void predict_rows(const mesh::Field& d, const mesh::Field& n, const mesh::Field& n_old, const mesh::Field& viscous,
+                  const mesh::Field& p, const MacGrid g, double dt, double a, double b, bool crank_nicolson) {
+  const FaceStrides f = face_strides(d);
+  for_each_row("mac::predict", g, KOKKOS_LAMBDA(const int k, const int j) {
+    const long start = k * f.z + j * f.y;  // (k, j, 0) in a component
+    return PredictRow<D>{n.data() + start, n_old.data() + start, crank_nicolson ? viscous.data() + start : nullptr,
+                         p.data() + start, d.data() + start, f, g, j, k, dt, a, b, crank_nicolson};
+  });
+}
+
 void predict(const mesh::Field& d, const mesh::Field& n, const mesh::Field& n_old, const mesh::Field& viscous,
              const mesh::Field& p, const MacGrid g, double dt, double a, double b, bool crank_nicolson) {
-  parallel::for_each(
-      "mac::predict", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        const int x[3] = {i, j, k};
-        for (int c = 0; c < g.dims; ++c) {
-          double change = a * n(c, k, j, i) + b * n_old(c, k, j, i) - (p(0, k, j, i) - at(p, 0, x, c, -1)) / g.h[c];
-          if (crank_nicolson) change += viscous(c, k, j, i);
-          d(c, k, j, i) = g.fixed(c, x) ? 0.0 : dt * change;
-        }
-      });
+  if (g.dims == 3) return predict_rows<3>(d, n, n_old, viscous, p, g, dt, a, b, crank_nicolson);
+  predict_rows<2>(d, n, n_old, viscous, p, g, dt, a, b, crank_nicolson);
 }
 
 // out = a - b on the faces the momentum equation sets, 0 on those the boundaries set (as predict leaves them).
@@ -182,11 +199,28 @@ void difference(const mesh::Field& a, const mesh::Field& b, const mesh::Field& o
       });
 }
 
+template <int D>
+struct AddRow {
+  double* sum;
+  const double* increment;
+  long component;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    for (int c = 0; c < D; ++c) sum[c * component + i] += increment[c * component + i];
+  }
+};
+
+template <int D>
+void add_rows(const mesh::Field& u, const mesh::Field& d, const MacGrid g) {
+  const FaceStrides f = face_strides(u);
+  for_each_row("mac::add_increment", g, KOKKOS_LAMBDA(const int k, const int j) {
+    const long start = k * f.z + j * f.y;
+    return AddRow<D>{u.data() + start, d.data() + start, f.component};
+  });
+}
+
 void add(const mesh::Field& u, const mesh::Field& d, const MacGrid g) {
-  parallel::for_each(
-      "mac::add_increment", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        for (int c = 0; c < g.dims; ++c) u(c, k, j, i) += d(c, k, j, i);
-      });
+  if (g.dims == 3) return add_rows<3>(u, d, g);
+  add_rows<2>(u, d, g);
 }
 
 // The Poisson operator's row of the cell at (k, j, i).
@@ -208,13 +242,38 @@ struct PoissonResidual {
 
 // rhs = -div(u*) / dt per cell where continuity holds, 0 in the bodies' source cells, in the Poisson
 // operator's row order.
+template <int D>
+struct DivergenceRow {
+  const double *velocity, *open;
+  double* out;  // the row's right-hand side, indexed as the field's row
+  FaceStrides f;
+  MacGrid g;
+  double dt;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    double sum = 0;  // as divergence() sums
+    for (int a = 0; a < D; ++a) {
+      const double* ua = velocity + a * f.component + i;
+      sum += (ua[f.along(a)] - ua[0]) / g.h[a];
+    }
+    out[i] = -open[i] * sum / dt;
+  }
+};
+
+template <int D>
+void divergence_rows(const mesh::Field& u, const mesh::Field& fluid, const sparse::Vector& rhs, const MacGrid g,
+                     double dt) {
+  const FaceStrides f = face_strides(u);
+  for_each_row("mac::divergence", g, KOKKOS_LAMBDA(const int k, const int j) {
+    const long start = k * f.z + j * f.y;
+    return DivergenceRow<D>{u.data() + start, fluid.data() + start, rhs.data() + row(g, k, j, g.lo[0]) - g.lo[0], f,
+                            g, dt};
+  });
+}
+
 void divergence_rhs(const mesh::Field& u, const mesh::Field& fluid, const sparse::Vector& rhs, const MacGrid g,
                     double dt) {
-  parallel::for_each(
-      "mac::divergence", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        const int x[3] = {i, j, k};
-        rhs(row(g, k, j, i)) = -fluid(0, k, j, i) * divergence(u, x, g) / dt;
-      });
+  if (g.dims == 3) return divergence_rows<3>(u, fluid, rhs, g, dt);
+  divergence_rows<2>(u, fluid, rhs, g, dt);
 }
 
 // Shares the fluid's net source, minus, out over the bodies' `source_cells` (a count over all ranks), so that
@@ -238,14 +297,34 @@ void to_field(const sparse::Vector& values, const mesh::Field& f, const MacGrid 
 }
 
 // u -= dt grad phi on the faces the momentum equation sets; p += phi.
+template <int D>
+struct CorrectRow {
+  double *velocity, *pressure;
+  const double* correction;
+  FaceStrides f;
+  MacGrid g;
+  int j, k;
+  double dt;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const int x[3] = {i, j, k};
+    for (int c = 0; c < D; ++c)
+      if (!g.fixed(c, x)) velocity[c * f.component + i] -= dt * (correction[i] - correction[i - f.along(c)]) / g.h[c];
+    pressure[i] += correction[i];
+  }
+};
+
+template <int D>
+void correct_rows(const mesh::Field& u, const mesh::Field& p, const mesh::Field& phi, const MacGrid g, double dt) {
+  const FaceStrides f = face_strides(u);
+  for_each_row("mac::correct", g, KOKKOS_LAMBDA(const int k, const int j) {
+    const long start = k * f.z + j * f.y;
+    return CorrectRow<D>{u.data() + start, p.data() + start, phi.data() + start, f, g, j, k, dt};
+  });
+}
+
 void correct(const mesh::Field& u, const mesh::Field& p, const mesh::Field& phi, const MacGrid g, double dt) {
-  parallel::for_each(
-      "mac::correct", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        const int x[3] = {i, j, k};
-        for (int c = 0; c < g.dims; ++c)
-          if (!g.fixed(c, x)) u(c, k, j, i) -= dt * (phi(0, k, j, i) - at(phi, 0, x, c, -1)) / g.h[c];
-        p(0, k, j, i) += phi(0, k, j, i);
-      });
+  if (g.dims == 3) return correct_rows<3>(u, p, phi, g, dt);
+  correct_rows<2>(u, p, phi, g, dt);
 }
 
 // max over faces of sum |u_a| / h_a: the advective rate a Courant number limits.
