@@ -24,6 +24,9 @@ class CrankNicolson {
   const mesh::Field& free_faces() const { return free_; }
 
  private:
+  template <int D>
+  sparse::SolveResult solve_in(const mesh::Field& increment, double alpha, const sparse::SolverSettings& settings);
+
   const mesh::Decomposition& decomp_;
   MacBoundaries& boundaries_;
   mesh::Field x_, r_, p_, w_, s_, free_;  // w = H r and s = H p (Chronopoulos-Gear CG)
