@@ -6,6 +6,7 @@
 // thermal keeps its x <-> y symmetry.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -16,6 +17,7 @@
 #include "mesh/reductions.hpp"
 #include "parallel/launch_counts.hpp"
 #include "solvers/atmosphere/atmosphere_solver.hpp"
+#include "solvers/atmosphere/cell_reductions.hpp"
 #include "solvers/atmosphere/dynamics_kernels.hpp"
 
 using namespace meridian;
@@ -256,6 +258,57 @@ TEST(AtmosphereKernels, VectorRowsGiveTheGeneralFluxesBits) {
       EXPECT_EQ(differing, 0) << closure << ", axis " << axis << ": faces' fluxes whose bits differ";
     }
   }
+}
+
+// The signal rate (the largest |u_axis| + c over spacing, or their sum unsplit) is on the host a row's blocks of
+// cells with the pressure's series alone, vectorised, a row past the series' reach redone cell by cell
+// (cell_reductions.cpp). It is the bits of the plain maximum over cells with the libm form, in 2-D and 3-D, split
+// and unsplit, in a state whose fastest cells (rho theta a fifth above the background's) lie in a band past the
+// series' reach, on rows longer than a block.
+TEST(AtmosphereKernels, SignalRateIsTheCellByCellMaximum) {
+  using namespace atmosphere;
+  for (int dims : {2, 3})
+    for (bool unsplit : {false, true}) {
+      auto s = build({"atmosphere.case=colliding_thermals", "mesh.dimensions=" + std::to_string(dims), "mesh.nx=150",
+                      dims == 3 ? "mesh.ny=3" : "mesh.ny=1", "mesh.nz=12",
+                      std::string("atmosphere.splitting=") + (unsplit ? "unsplit" : "alternating")});
+      run(*s, 0, 2);  // momenta besides the thermals
+      const auto& d = s->decomposition();
+      const int h = d.halo(0), vertical = dims - 1;
+      const mesh::Field q = s->fields();
+      auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), q);
+      const auto cells = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s->background_cells());
+      const auto state_at = [&](int c, long k, long j, long i) -> double& {
+        return dims == 2 ? host(c, 0, k, i) : host(c, k, j, i);
+      };
+      for (long k = h + 5; k < h + 7; ++k)
+        for (long j = 0; j < (dims == 2 ? 1 : static_cast<long>(host.extent(2))); ++j)
+          for (long i = 0; i < static_cast<long>(host.extent(3)); ++i) state_at(rho_theta, k, j, i) = 0.2 * cells(k).rho_theta;
+      Kokkos::deep_copy(q, host);
+      const Spacing spacing{s->spacing(0), s->spacing(1), s->spacing(2)};
+      const Block b = block_of(d, false);
+      const double rate = dims == 3 ? max_signal_rate<3>(b, q, s->background_cells(), spacing, unsplit)
+                                    : max_signal_rate<2>(b, q, s->background_cells(), spacing, unsplit);
+      double expected = Kokkos::reduction_identity<double>::max();
+      const int n = dims == 3 ? components_of<3> : components_of<2>;
+      for (long k = h; k < h + d.local_cells(vertical); ++k)
+        for (long j = h; j < h + (dims == 3 ? d.local_cells(1) : 1); ++j)
+          for (long i = h; i < h + d.local_cells(0); ++i) {
+            double state[components_of<3>], along[3];
+            for (int c = 0; c < n; ++c) state[c] = state_at(c, k, dims == 2 ? 0 : j, i);
+            bool beyond_series;
+            if (dims == 3)
+              signal_speeds<3>(state, cells(k), along, beyond_series);
+            else
+              signal_speeds<2>(state, cells(k), along, beyond_series);
+            double cell_rate = along[0] / spacing[0];
+            for (int axis = 1; axis < dims; ++axis)
+              cell_rate = unsplit ? cell_rate + along[axis] / spacing[axis] : std::max(cell_rate, along[axis] / spacing[axis]);
+            expected = std::max(expected, cell_rate);
+          }
+      EXPECT_EQ(rate, expected) << dims << "-D, " << (unsplit ? "unsplit" : "split") << ": " << std::setprecision(17)
+                                << rate << " against " << expected;
+    }
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #include "solvers/atmosphere/cell_reductions.hpp"
 
 #include "parallel/launch_policy.hpp"
+#include "parallel/team_shape.hpp"
 #include "solvers/atmosphere/water_transport.hpp"
 
 namespace meridian::atmosphere {
@@ -50,20 +51,100 @@ double reduce_cells(CellQuantity what, const Block& b, const mesh::Field& q, con
 }
 }  // namespace
 
+// A cell's signal rate: (|u_axis| + c) / spacing maxed over the axes, or summed over them for the unsplit scheme.
+template <int Dims, bool SeriesOnly = false>
+KOKKOS_INLINE_FUNCTION double cell_signal_rate(const double state[components_of<Dims>], const BackgroundPoint& cell,
+                                               const Spacing& spacing, bool unsplit, bool& beyond_series) {
+  double along[Dims];
+  signal_speeds<Dims, SeriesOnly>(state, cell, along, beyond_series);
+  // The axes spelled out, not looped: GCC left one instantiation's loop rolled, and the row's loop scalar.
+  const auto combine = [unsplit](double rate, double next) { return unsplit ? rate + next : max_of(rate, next); };
+  double rate = combine(along[0] / spacing[0], along[1] / spacing[1]);
+  if constexpr (Dims == 3) rate = combine(rate, along[2] / spacing[2]);
+  return rate;
+}
+
+// The largest signal rate of one row of cells along x (`q`: component 0 of its first cell). On the host in
+// blocks: the block's rates with the pressure's series alone, a loop GCC vectorises, then their max into
+// `lanes` running maxima, which it vectorises too, where it vectorises no max reduction of doubles by itself (to
+// it that reorders NaNs and signed zeros); a row with a cell beyond the series' reach is redone cell by cell with
+// the libm form. A max is exact and max_of passes over NaNs in any order, so this is the cell-by-cell value.
+template <int Dims>
+struct SignalRateRow {
+  static constexpr int n = components_of<Dims>, lanes = 8, block = 64;
+  const double* q;
+  long component;
+  int cells;
+  BackgroundPoint cell;
+  Spacing spacing;
+  bool unsplit;
+
+  // The scheme a compile-time constant: a select on a run-time bool is one GCC does not vectorise.
+  template <bool SeriesOnly, bool Unsplit>
+  KOKKOS_INLINE_FUNCTION double rate(int i, bool& beyond_series) const {
+    double state[n];
+    for (int c = 0; c < n; ++c) state[c] = q[c * component + i];
+    return cell_signal_rate<Dims, SeriesOnly>(state, cell, spacing, Unsplit, beyond_series);
+  }
+  double largest() const { return unsplit ? largest_of<true>() : largest_of<false>(); }
+  template <bool Unsplit>
+  double largest_of() const {
+    const SignalRateRow row = *this;  // a local copy: its members then stay in registers across the loops
+    double lane[lanes];
+    for (int l = 0; l < lanes; ++l) lane[l] = Kokkos::reduction_identity<double>::max();
+    bool beyond = false;
+    int first = 0;
+    for (; first + block <= cells; first += block) {
+      double rates[block];
+      int out[block];  // not bool: a store of a char may change any object, for all GCC knows, `row` too
+      MERIDIAN_INDEPENDENT_ITERATIONS
+      for (int i = 0; i < block; ++i) {
+        bool beyond_series;
+        rates[i] = row.rate<true, Unsplit>(first + i, beyond_series);
+        out[i] = beyond_series;
+      }
+      for (int i = 0; i < block; ++i) beyond |= out[i] != 0;
+      for (int i = 0; i < block; i += lanes)
+        for (int l = 0; l < lanes; ++l) lane[l] = max_of(lane[l], rates[i + l]);
+    }
+    double m = lane[0];
+    for (int l = 1; l < lanes; ++l) m = max_of(m, lane[l]);
+    if (beyond) {  // the whole row again, exactly: the series' rates past its reach are wrong
+      m = Kokkos::reduction_identity<double>::max();
+      first = 0;
+    }
+    for (int i = first; i < cells; ++i) {
+      bool unused;
+      m = max_of(m, row.rate<false, Unsplit>(i, unused));
+    }
+    return m;
+  }
+};
+
 template <int Dims>
 double max_signal_rate(const Block& b, const mesh::Field& q, const BackgroundView& cells, const Spacing& spacing,
                        bool unsplit) {
   double rate = 0;
-  const auto body = KOKKOS_LAMBDA(const int k, const int j, const int i, double& r) {
-    double state[components_of<Dims>], along[Dims];
-    for (int c = 0; c < components_of<Dims>; ++c) state[c] = at<Dims>(q, c, b.h + k, b.h + j, b.h + i);
-    signal_speeds<Dims>(state, cells(b.h + k), along);
-    double cell_rate = along[0] / spacing[0];
-    for (int axis = 1; axis < Dims; ++axis)
-      cell_rate = unsplit ? cell_rate + along[axis] / spacing[axis] : max_of(cell_rate, along[axis] / spacing[axis]);
-    r = max_of(r, cell_rate);
-  };
-  reduce_over_cells("atmosphere::signal_rate", b, body, Kokkos::Max<double>(rate));
+  if constexpr (parallel::device_memory_is_host) {
+    const long component = static_cast<long>(q.stride(0));
+    Kokkos::parallel_reduce(
+        "atmosphere::signal_rate", parallel::FlatPolicy(0, static_cast<long>(b.nz) * b.ny),
+        [=](const long row, double& r) {
+          const int k = static_cast<int>(Dims == 2 ? row : row / b.ny), j = static_cast<int>(Dims == 2 ? 0 : row % b.ny);
+          const SignalRateRow<Dims> line{&at<Dims>(q, 0, b.h + k, b.h + j, b.h), component, b.nx, cells(b.h + k),
+                                         spacing, unsplit};
+          r = max_of(r, line.largest());
+        },
+        Kokkos::Max<double>(rate));
+  } else {
+    const auto body = KOKKOS_LAMBDA(const int k, const int j, const int i, double& r) {
+      double state[components_of<Dims>];
+      for (int c = 0; c < components_of<Dims>; ++c) state[c] = at<Dims>(q, c, b.h + k, b.h + j, b.h + i);
+      bool beyond_series;
+      r = max_of(r, cell_signal_rate<Dims>(state, cells(b.h + k), spacing, unsplit, beyond_series));
+    };
+    reduce_over_cells("atmosphere::signal_rate", b, body, Kokkos::Max<double>(rate));
+  }
   return rate;
 }
 

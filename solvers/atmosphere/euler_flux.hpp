@@ -293,11 +293,13 @@ KOKKOS_INLINE_FUNCTION void rayleigh_tendency(const double state[N], const Backg
 }
 
 // The fastest signal along each mesh axis in a cell, |u_axis| + c, with c^2 = gamma p / rho.
-template <int Dims>
+// SeriesOnly as pressure_perturbation's: `beyond_series` says where the speeds must be redone without it.
+template <int Dims, bool SeriesOnly = false>
 KOKKOS_INLINE_FUNCTION void signal_speeds(const double state[components_of<Dims>], const BackgroundPoint& cell,
-                                          double along[Dims]) {
+                                          double along[Dims], bool& beyond_series) {
   const double rho = state[density] + cell.rho;
-  const double p = cell.pressure + pressure_perturbation(state[rho_theta], cell.rho_theta, cell.pressure);
+  const double p =
+      cell.pressure + pressure_perturbation<SeriesOnly>(state[rho_theta], cell.rho_theta, cell.pressure, beyond_series);
   const double c = km::sqrt(gamma_d * p / rho);
   for (int axis = 0; axis < Dims; ++axis) along[axis] = km::fabs(state[normal_momentum<Dims>(axis)] / rho) + c;
 }
