@@ -65,8 +65,8 @@ KOKKOS_INLINE_FUNCTION double cell_signal_rate(const double state[components_of<
 }
 
 // The largest signal rate of one row of cells along x (`q`: component 0 of its first cell). On the host in
-// blocks: the block's rates with the pressure's series alone, a loop GCC vectorises, then their max into
-// `lanes` running maxima, which it vectorises too, where it vectorises no max reduction of doubles by itself (to
+// blocks (the last one shorter): the block's rates with the pressure's series alone, a loop GCC vectorises, then
+// their max into `lanes` running maxima, which it vectorises too, where it vectorises no max reduction of doubles by itself (to
 // it that reorders NaNs and signed zeros); a row with a cell beyond the series' reach is redone cell by cell with
 // the libm form. A max is exact and max_of passes over NaNs in any order, so this is the cell-by-cell value.
 template <int Dims>
@@ -93,27 +93,27 @@ struct SignalRateRow {
     double lane[lanes];
     for (int l = 0; l < lanes; ++l) lane[l] = Kokkos::reduction_identity<double>::max();
     bool beyond = false;
-    int first = 0;
-    for (; first + block <= cells; first += block) {
+    for (int first = 0; first < cells; first += block) {
+      const int length = cells - first < block ? cells - first : block;  // the row's last block may be shorter
       double rates[block];
       int out[block];  // not bool: a store of a char may change any object, for all GCC knows, `row` too
       MERIDIAN_INDEPENDENT_ITERATIONS
-      for (int i = 0; i < block; ++i) {
+      for (int i = 0; i < length; ++i) {
         bool beyond_series;
         rates[i] = row.rate<true, Unsplit>(first + i, beyond_series);
         out[i] = beyond_series;
       }
-      for (int i = 0; i < block; ++i) beyond |= out[i] != 0;
-      for (int i = 0; i < block; i += lanes)
+      for (int i = 0; i < length; ++i) beyond |= out[i] != 0;
+      int i = 0;
+      for (; i + lanes <= length; i += lanes)
         for (int l = 0; l < lanes; ++l) lane[l] = max_of(lane[l], rates[i + l]);
+      for (; i < length; ++i) lane[0] = max_of(lane[0], rates[i]);
     }
     double m = lane[0];
     for (int l = 1; l < lanes; ++l) m = max_of(m, lane[l]);
-    if (beyond) {  // the whole row again, exactly: the series' rates past its reach are wrong
-      m = Kokkos::reduction_identity<double>::max();
-      first = 0;
-    }
-    for (int i = first; i < cells; ++i) {
+    if (!beyond) return m;
+    m = Kokkos::reduction_identity<double>::max();  // the whole row again, exactly: some series' rates are wrong
+    for (int i = 0; i < cells; ++i) {
       bool unused;
       m = max_of(m, row.rate<false, Unsplit>(i, unused));
     }
