@@ -17,9 +17,9 @@ namespace {
 
 // The kernels take the dimension D as a template parameter, so that their component loops unroll and every
 // stencil's axis is a constant. advance is a row kernel, whose host loop vectorises (5.3x faster on
-// Schaefer-Turek 2D-2); the two reductions keep their launch over cells and with it the order of their sums, so
-// the iterates keep their bits, and their host loops stay scalar (GCC vectorises no floating-point sum without
-// leave to reorder it).
+// Schaefer-Turek 2D-2); apply, every iteration's reduction, runs a row at a time on the host (below); start, once
+// a solve, keeps its launch over cells. Both reductions add their terms in the cell-by-cell order, so the
+// iterates keep their bits (GCC vectorises no floating-point sum without leave to reorder it).
 
 // r = b - H b with x = b, on the free faces (0 on the others); returns b . b over the free faces, summed over
 // the ranks. x has its halos filled.
