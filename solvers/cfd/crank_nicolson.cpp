@@ -1,6 +1,7 @@
 #include "solvers/cfd/crank_nicolson.hpp"
 
 #include <cmath>
+#include <string>
 
 #include "mesh/reductions.hpp"
 #include "parallel/copies.hpp"
@@ -16,10 +17,69 @@ namespace {
 // launches, one of which the host waits for (plain CG: three launches, two waits; gpu-review.md C5).
 
 // The kernels take the dimension D as a template parameter, so that their component loops unroll and every
-// stencil's axis is a constant. advance is a row kernel, whose host loop vectorises (5.3x faster on
-// Schaefer-Turek 2D-2); apply, every iteration's reduction, runs a row at a time on the host (below); start, once
-// a solve, keeps its launch over cells. Both reductions add their terms in the cell-by-cell order, so the
-// iterates keep their bits (GCC vectorises no floating-point sum without leave to reorder it).
+// stencil's axis is a constant, and each is a row functor (for_each_row's kind), whose host loop vectorises:
+// advance was 5.3x faster so on Schaefer-Turek 2D-2, apply 2x.
+
+// A reduction whose row functor (row_of(k, j)) sets its field at a cell (row(i)) and adds the cells' terms
+// (row.add_sums): on the host a row at a time, the field by a vectorised loop, then the row's terms in the
+// cell-by-cell order (GCC vectorises no floating-point sum without leave to reorder it), so the sums and every
+// iterate keep their bits; on a GPU cell by cell.
+template <class RowOf, class Reducer>
+void reduce_by_rows(const std::string& label, const MacGrid g, const RowOf& row_of, const Reducer& reducer) {
+  using Value = typename Reducer::value_type;
+  if constexpr (parallel::device_memory_is_host) {
+    const int first = g.lo[0], last = g.lo[0] + g.n[0];
+    Kokkos::parallel_reduce(
+        label, parallel::FlatPolicy(0, static_cast<long>(g.n[2]) * g.n[1]),
+        [=](const long n, Value& sums) {
+          const auto row = row_of(g.lo[2] + static_cast<int>(n / g.n[1]), g.lo[1] + static_cast<int>(n % g.n[1]));
+          MERIDIAN_INDEPENDENT_ITERATIONS
+          for (int i = first; i < last; ++i) row(i);
+          row.add_sums(first, last, sums);
+        },
+        reducer);
+  } else {
+    parallel::reduce(
+        label, owned(g),
+        KOKKOS_LAMBDA(const int k, const int j, const int i, Value& sums) {
+          const auto row = row_of(k, j);
+          row(i);
+          row.add_sums(i, i + 1, sums);
+        },
+        reducer);
+  }
+}
+
+// r = b - H b with x = b on one row's free faces (0 on the others; pointers at (k, j, 0)), and its terms of b . b.
+template <int D>
+struct StartRow {
+  const double *b, *x, *free;
+  double* r;
+  FaceStrides f;
+  MacGrid g;
+  int j, k;
+  double alpha;
+  KOKKOS_INLINE_FUNCTION double rhs(int c, long at, const int (&face)[3]) const {
+    return g.fixed(c, face) ? 0.0 : free[at] * b[at];
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const int face[3] = {i, j, k};
+    for (int c = 0; c < D; ++c) {
+      const long at = c * f.component + i;
+      const double h_x = g.fixed(c, face) ? 0.0 : free[at] * (x[at] - alpha * laplacian<D>(x + at, f, g));
+      r[at] = rhs(c, at, face) - h_x;
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void add_sums(int first, int last, double& sum) const {
+    for (int i = first; i < last; ++i) {
+      const int face[3] = {i, j, k};
+      for (int c = 0; c < D; ++c) {
+        const double value = rhs(c, c * f.component + i, face);
+        sum += value * value;
+      }
+    }
+  }
+};
 
 // r = b - H b with x = b, on the free faces (0 on the others); returns b . b over the free faces, summed over
 // the ranks. x has its halos filled.
@@ -27,24 +87,16 @@ template <int D>
 double start(const mesh::Field& b, const mesh::Field& x, const mesh::Field& r, const mesh::Field& free, const MacGrid g,
              double alpha, MPI_Comm comm) {
   const FaceStrides f = face_strides(x);
+  const auto row_of = [=] KOKKOS_FUNCTION(const int k, const int j) {
+    const long start = k * f.z + j * f.y;
+    return StartRow<D>{b.data() + start, x.data() + start, free.data() + start, r.data() + start, f, g, j, k, alpha};
+  };
   double local = 0;
-  parallel::reduce(
-      "mac::cn_start", owned(g),
-      KOKKOS_LAMBDA(const int k, const int j, const int i, double& sum) {
-        const int at_face[3] = {i, j, k};
-        for (int c = 0; c < D; ++c) {
-          const double* xc = &x(c, k, j, i);
-          const double rhs = g.fixed(c, at_face) ? 0.0 : free(c, k, j, i) * b(c, k, j, i);
-          const double h_x = g.fixed(c, at_face) ? 0.0 : free(c, k, j, i) * (xc[0] - alpha * laplacian<D>(xc, f, g));
-          r(c, k, j, i) = rhs - h_x;
-          sum += rhs * rhs;
-        }
-      },
-      local);
+  reduce_by_rows("mac::cn_start", g, row_of, Kokkos::Sum<double>(local));
   return mesh::global_sum(local, comm);
 }
 
-// w = H r on one row's free faces (pointers at (k, j, 0)), and the row's terms of r . r and r . w.
+// w = H r on one row's free faces (pointers at (k, j, 0)), and its terms of r . r and r . w.
 template <int D>
 struct ApplyRow {
   const double *r, *free;
@@ -60,7 +112,6 @@ struct ApplyRow {
       w[at] = g.fixed(c, x) ? 0.0 : free[at] * (r[at] - alpha * laplacian<D>(r + at, f, g));
     }
   }
-  // In the cell-by-cell loop's order (cells along the row, components within a cell), so the sums keep their bits.
   KOKKOS_INLINE_FUNCTION void add_sums(int first, int last, parallel::Sums<2>& sums) const {
     for (int i = first; i < last; ++i)
       for (int c = 0; c < D; ++c) {
@@ -71,10 +122,7 @@ struct ApplyRow {
   }
 };
 
-// w = H r with r's halos filled, on the free faces; returns {r . r, r . w} summed over the ranks. On the host a
-// row at a time: w by a vectorised loop, then the row's sums in order (GCC vectorises no floating-point sum, and
-// cell by cell neither part vectorised: an iteration took 2.5x its time at the copy bandwidth); a GPU reduces
-// cell by cell.
+// w = H r with r's halos filled, on the free faces; returns {r . r, r . w} summed over the ranks.
 template <int D>
 parallel::Sums<2> apply(const mesh::Field& r, const mesh::Field& w, const mesh::Field& free, const MacGrid g,
                         double alpha, MPI_Comm comm) {
@@ -84,27 +132,7 @@ parallel::Sums<2> apply(const mesh::Field& r, const mesh::Field& w, const mesh::
     return ApplyRow<D>{r.data() + start, free.data() + start, w.data() + start, f, g, j, k, alpha};
   };
   parallel::Sums<2> local;
-  if constexpr (parallel::device_memory_is_host) {
-    const int first = g.lo[0], last = g.lo[0] + g.n[0];
-    Kokkos::parallel_reduce(
-        "mac::cn_apply", parallel::FlatPolicy(0, static_cast<long>(g.n[2]) * g.n[1]),
-        [=](const long n, parallel::Sums<2>& sums) {
-          const ApplyRow<D> row = row_of(g.lo[2] + static_cast<int>(n / g.n[1]), g.lo[1] + static_cast<int>(n % g.n[1]));
-          MERIDIAN_INDEPENDENT_ITERATIONS
-          for (int i = first; i < last; ++i) row(i);
-          row.add_sums(first, last, sums);
-        },
-        parallel::SumsReducer<2>(local));
-  } else {
-    parallel::reduce(
-        "mac::cn_apply", owned(g),
-        KOKKOS_LAMBDA(const int k, const int j, const int i, parallel::Sums<2>& sums) {
-          const ApplyRow<D> row = row_of(k, j);
-          row(i);
-          row.add_sums(i, i + 1, sums);
-        },
-        parallel::SumsReducer<2>(local));
-  }
+  reduce_by_rows("mac::cn_apply", g, row_of, parallel::SumsReducer<2>(local));
   mesh::global_sums(local.value, 2, comm);
   return local;
 }

@@ -191,12 +191,31 @@ void predict(const mesh::Field& d, const mesh::Field& n, const mesh::Field& n_ol
 }
 
 // out = a - b on the faces the momentum equation sets, 0 on those the boundaries set (as predict leaves them).
+template <int D>
+struct DifferenceRow {
+  const double *a, *b;
+  double* out;
+  long component;
+  MacGrid g;
+  int j, k;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+    const int x[3] = {i, j, k};
+    for (int c = 0; c < D; ++c) out[c * component + i] = g.fixed(c, x) ? 0.0 : a[c * component + i] - b[c * component + i];
+  }
+};
+
+template <int D>
+void difference_rows(const mesh::Field& a, const mesh::Field& b, const mesh::Field& out, const MacGrid g) {
+  const FaceStrides f = face_strides(out);
+  for_each_row("mac::difference", g, KOKKOS_LAMBDA(const int k, const int j) {
+    const long start = k * f.z + j * f.y;
+    return DifferenceRow<D>{a.data() + start, b.data() + start, out.data() + start, f.component, g, j, k};
+  });
+}
+
 void difference(const mesh::Field& a, const mesh::Field& b, const mesh::Field& out, const MacGrid g) {
-  parallel::for_each(
-      "mac::difference", owned(g), KOKKOS_LAMBDA(const int k, const int j, const int i) {
-        const int x[3] = {i, j, k};
-        for (int c = 0; c < g.dims; ++c) out(c, k, j, i) = g.fixed(c, x) ? 0.0 : a(c, k, j, i) - b(c, k, j, i);
-      });
+  if (g.dims == 3) return difference_rows<3>(a, b, out, g);
+  difference_rows<2>(a, b, out, g);
 }
 
 template <int D>
