@@ -88,7 +88,7 @@ double start(const mesh::Field& b, const mesh::Field& x, const mesh::Field& r, c
              double alpha, MPI_Comm comm) {
   const FaceStrides f = face_strides(x);
   const auto row_of = [=] KOKKOS_FUNCTION(const int k, const int j) {
-    const long start = k * f.z + j * f.y;
+    const long start = f.row(k, j);
     return StartRow<D>{b.data() + start, x.data() + start, free.data() + start, r.data() + start, f, g, j, k, alpha};
   };
   double local = 0;
@@ -128,7 +128,7 @@ parallel::Sums<2> apply(const mesh::Field& r, const mesh::Field& w, const mesh::
                         double alpha, MPI_Comm comm) {
   const FaceStrides f = face_strides(r);
   const auto row_of = [=] KOKKOS_FUNCTION(const int k, const int j) {
-    const long start = k * f.z + j * f.y;
+    const long start = f.row(k, j);
     return ApplyRow<D>{r.data() + start, free.data() + start, w.data() + start, f, g, j, k, alpha};
   };
   parallel::Sums<2> local;
@@ -161,8 +161,8 @@ void advance(const mesh::Field& x, const mesh::Field& r, const mesh::Field& p, c
              double step, double beta, const MacGrid g) {
   const FaceStrides f = face_strides(x);
   for_each_row("mac::cn_advance", g, KOKKOS_LAMBDA(const int k, const int j) {
-    const long row = k * f.z + j * f.y;
-    return AdvanceRow<D>{x.data() + row, r.data() + row, p.data() + row, w.data() + row, s.data() + row,
+    const long start = f.row(k, j);
+    return AdvanceRow<D>{x.data() + start, r.data() + start, p.data() + start, w.data() + start, s.data() + start,
                          f.component, step, beta};
   });
 }

@@ -69,6 +69,8 @@ KOKKOS_INLINE_FUNCTION long stride_along(const mesh::Field& u, int axis) { retur
 struct FaceStrides {
   long y, z, component;
   KOKKOS_INLINE_FUNCTION long along(int axis) const { return axis == 0 ? 1 : axis == 1 ? y : z; }
+  // Where the row (k, j) starts (its face at x index 0) within a component: a row kernel's pointers.
+  KOKKOS_INLINE_FUNCTION long row(int k, int j) const { return k * z + j * y; }
 };
 KOKKOS_INLINE_FUNCTION FaceStrides face_strides(const mesh::Field& u) {
   return {stride_along(u, 1), stride_along(u, 2), static_cast<long>(u.stride(0))};
@@ -142,21 +144,21 @@ KOKKOS_INLINE_FUNCTION double laplacian(const double* uc, const FaceStrides& f, 
   }
   return sum;
 }
-// The same at component c's face at x, in either dimension.
-KOKKOS_INLINE_FUNCTION double laplacian(const mesh::Field& u, int c, const int (&x)[3], const MacGrid& g) {
-  const double* uc = &u(c, x[2], x[1], x[0]);
-  const FaceStrides f = face_strides(u);
-  return g.dims == 3 ? laplacian<3>(uc, f, g) : laplacian<2>(uc, f, g);
-}
-
-// The divergence of the cell at x.
-KOKKOS_INLINE_FUNCTION double divergence(const mesh::Field& u, const int (&x)[3], const MacGrid& g) {
+// The divergence of the cell whose component-0 face `u0` points at.
+template <int D>
+KOKKOS_INLINE_FUNCTION double divergence(const double* u0, const FaceStrides& f, const MacGrid& g) {
   double sum = 0;
-  for (int a = 0; a < g.dims; ++a) {
-    const double* ua = &u(a, x[2], x[1], x[0]);  // through a stride, as a shifted index copy sat in local memory
-    sum += (ua[stride_along(u, a)] - ua[0]) / g.h[a];
+  for (int a = 0; a < D; ++a) {
+    const double* ua = u0 + a * f.component;  // through a stride, as a shifted index copy sat in local memory
+    sum += (ua[f.along(a)] - ua[0]) / g.h[a];
   }
   return sum;
+}
+// The same at the cell at x, in either dimension.
+KOKKOS_INLINE_FUNCTION double divergence(const mesh::Field& u, const int (&x)[3], const MacGrid& g) {
+  const double* u0 = &u(0, x[2], x[1], x[0]);
+  const FaceStrides f = face_strides(u);
+  return g.dims == 3 ? divergence<3>(u0, f, g) : divergence<2>(u0, f, g);
 }
 
 // This rank's cells (or the faces stored with them), as a (z, y, x) range.

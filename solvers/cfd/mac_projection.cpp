@@ -178,7 +178,7 @@ void predict_rows(const mesh::Field& d, const mesh::Field& n, const mesh::Field&
                   const mesh::Field& p, const MacGrid g, double dt, double a, double b, bool crank_nicolson) {
   const FaceStrides f = face_strides(d);
   for_each_row("mac::predict", g, KOKKOS_LAMBDA(const int k, const int j) {
-    const long start = k * f.z + j * f.y;  // (k, j, 0) in a component
+    const long start = f.row(k, j);
     return PredictRow<D>{n.data() + start, n_old.data() + start, crank_nicolson ? viscous.data() + start : nullptr,
                          p.data() + start, d.data() + start, f, g, j, k, dt, a, b, crank_nicolson};
   });
@@ -208,7 +208,7 @@ template <int D>
 void difference_rows(const mesh::Field& a, const mesh::Field& b, const mesh::Field& out, const MacGrid g) {
   const FaceStrides f = face_strides(out);
   for_each_row("mac::difference", g, KOKKOS_LAMBDA(const int k, const int j) {
-    const long start = k * f.z + j * f.y;
+    const long start = f.row(k, j);
     return DifferenceRow<D>{a.data() + start, b.data() + start, out.data() + start, f.component, g, j, k};
   });
 }
@@ -232,7 +232,7 @@ template <int D>
 void add_rows(const mesh::Field& u, const mesh::Field& d, const MacGrid g) {
   const FaceStrides f = face_strides(u);
   for_each_row("mac::add_increment", g, KOKKOS_LAMBDA(const int k, const int j) {
-    const long start = k * f.z + j * f.y;
+    const long start = f.row(k, j);
     return AddRow<D>{u.data() + start, d.data() + start, f.component};
   });
 }
@@ -268,14 +268,7 @@ struct DivergenceRow {
   FaceStrides f;
   MacGrid g;
   double dt;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
-    double sum = 0;  // as divergence() sums
-    for (int a = 0; a < D; ++a) {
-      const double* ua = velocity + a * f.component + i;
-      sum += (ua[f.along(a)] - ua[0]) / g.h[a];
-    }
-    out[i] = -open[i] * sum / dt;
-  }
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { out[i] = -open[i] * divergence<D>(velocity + i, f, g) / dt; }
 };
 
 template <int D>
@@ -283,7 +276,7 @@ void divergence_rows(const mesh::Field& u, const mesh::Field& fluid, const spars
                      double dt) {
   const FaceStrides f = face_strides(u);
   for_each_row("mac::divergence", g, KOKKOS_LAMBDA(const int k, const int j) {
-    const long start = k * f.z + j * f.y;
+    const long start = f.row(k, j);
     return DivergenceRow<D>{u.data() + start, fluid.data() + start, rhs.data() + row(g, k, j, g.lo[0]) - g.lo[0], f,
                             g, dt};
   });
@@ -336,7 +329,7 @@ template <int D>
 void correct_rows(const mesh::Field& u, const mesh::Field& p, const mesh::Field& phi, const MacGrid g, double dt) {
   const FaceStrides f = face_strides(u);
   for_each_row("mac::correct", g, KOKKOS_LAMBDA(const int k, const int j) {
-    const long start = k * f.z + j * f.y;
+    const long start = f.row(k, j);
     return CorrectRow<D>{u.data() + start, p.data() + start, phi.data() + start, f, g, j, k, dt};
   });
 }
