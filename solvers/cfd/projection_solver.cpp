@@ -299,7 +299,8 @@ void validate_projection(const io::Deck& deck, MPI_Comm comm) {
   try {
     const mesh::Decomposition d(comm, s.grid);
     // The solvers' index limits first: they hold whatever the memory, and only the solver that runs has its own.
-    if (!uses_direct_solver(d, s.mac.pressure_solver)) sparse::PoissonOperator::check_size(d);
+    const bool direct = uses_direct_solver(d, s.mac.pressure_solver);
+    if (!direct) sparse::PoissonOperator::check_size(d);
     if (s.mac.pressure_solver == PressureSolver::direct) {
       try {
         direct_poisson::DirectPoisson::check_layout(d);
@@ -308,7 +309,7 @@ void validate_projection(const io::Deck& deck, MPI_Comm comm) {
       }
     } else if (s.mac.preconditioner == sparse::Preconditioner::multigrid) {
       // auto falls back to CG where the pencils do not fit, so its multigrid must then work.
-      if (!uses_direct_solver(d, s.mac.pressure_solver)) sparse::Multigrid::check(d);
+      if (!direct) sparse::Multigrid::check(d);
     }
     require_projection_memory(deck, comm);
   } catch (const mesh::DecompositionError& e) {
