@@ -3,9 +3,11 @@
 // separable operator alpha (-L + 1 / alpha) on the faces the momentum equation sets, which
 // direct_poisson::DirectPoisson inverts exactly with the shift 1 / alpha (as CaNS solves its implicit diffusion).
 // Component c's unknowns: along axis c its interior faces, nodes between two faces the boundaries hold at 0 in
-// the increment (a DST-I), or all of them where the axis is periodic; across, the cell-centred faces with each
-// side's homogeneous condition (wall and inflow mirror the value, -u: as p = 0 on a face; free slip and outflow
-// copy it: zero gradient). Immersed bodies' forced faces break the separability: those decks keep CG.
+// the increment (the axis its tridiagonal systems run along), or all of them where the axis is periodic; across,
+// the cell-centred faces with each side's homogeneous condition (wall and inflow mirror the value, -u: as p = 0
+// on a face; free slip and outflow copy it: zero gradient). Immersed bodies' forced faces break the
+// separability: those decks keep CG.
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -28,7 +30,8 @@ class ViscousDirect {
 
  private:
   struct Component {
-    direct_poisson::Box box;  // this rank's unknowns, logical (z, y, x), in the component's unknown indices
+    std::array<int, 3> axes;  // its logical axes, slowest first, as mesh/ axes (x, y, z) = (0, 1, 2)
+    direct_poisson::Box box;  // this rank's unknowns by logical axis, in the component's unknown indices
     int first[3];             // the field index (x, y, z) of the box's first unknown
     sparse::Vector b, x;
     std::unique_ptr<direct_poisson::DirectPoisson> solver;
