@@ -192,20 +192,21 @@ sparse::SolveResult CrankNicolson::solve_in(const mesh::Field& increment, double
   const MPI_Comm comm = decomp_.comm();
   sparse::SolveResult result;
   parallel::copy<parallel::Copy::device_to_device>(x_, increment);
-  boundaries_.fill(x_, Fill::homogeneous, 0);
+  // H's Laplacian reads the first ghost layer alone.
+  boundaries_.fill(x_, Fill::homogeneous, 0, Layers::first);
   const double norm_b = std::sqrt(start<D>(increment, x_, r_, free_, g, alpha, comm));
   if (norm_b == 0) {
     result.converged = true;
     return result;
   }
-  boundaries_.fill(r_, Fill::homogeneous, 0);
+  boundaries_.fill(r_, Fill::homogeneous, 0, Layers::first);
   parallel::Sums<2> dots = apply<D>(r_, w_, free_, g, alpha, comm);
   double rr = dots.value[0], step = rr / dots.value[1], beta = 0;
   result.residual = std::sqrt(rr) / norm_b;
   while (result.residual > settings.tolerance && result.iterations < settings.max_iterations) {
     advance<D>(x_, r_, p_, w_, s_, step, beta, g);
     ++result.iterations;
-    boundaries_.fill(r_, Fill::homogeneous, 0);
+    boundaries_.fill(r_, Fill::homogeneous, 0, Layers::first);
     dots = apply<D>(r_, w_, free_, g, alpha, comm);
     const double rr_next = dots.value[0];
     result.residual = std::sqrt(rr_next) / norm_b;

@@ -49,7 +49,7 @@ KOKKOS_INLINE_FUNCTION double inflow_at(const MacGrid& g, int axis, int side, co
 }
 
 // The domain faces of one axis that this rank holds (`sides`: bit 0 the lower, bit 1 the upper) along their
-// planes (every index of the other two axes, halos included), in one launch over passes x planes: a pass sets one
+// planes (every index of the other two axes, halos included), `depth` ghost layers deep, in one launch over passes x planes: a pass sets one
 // layer of a tangential component's ghosts, or a face's normal component and its ghosts, of one side. Passes
 // write apart and read only values no pass writes where the two faces' stencils do not meet (apply_faces
 // launches the sides apart where they might). On the host a pass streams through its plane: a thread that did
@@ -57,11 +57,10 @@ KOKKOS_INLINE_FUNCTION double inflow_at(const MacGrid& g, int axis, int side, co
 // each (the 3-D cavity at 64^3 spent 9% of its step here). The axis is a template parameter, so a point's
 // indices are registers.
 template <int Axis>
-void apply_faces_of_axis(const mesh::Field& u, const MacGrid g, int sides, Fill mode) {
+void apply_faces_of_axis(const mesh::Field& u, const MacGrid g, int sides, Fill mode, int depth) {
   constexpr int b1 = PlaneAxes(Axis).b1, b2 = PlaneAxes(Axis).b2;
-  const int halo = g.lo[Axis];
   const bool homogeneous = mode == Fill::homogeneous;
-  const int per_side = (g.dims - 1) * halo + 1;  // a side's passes: its tangential layers, then its normal component
+  const int per_side = (g.dims - 1) * depth + 1;  // a side's passes: its tangential layers, then its normal component
   const int side_count = sides == 3 ? 2 : 1;
   const parallel::Cells passes{{0, 0, 0}, {side_count * per_side, g.extent[b2], g.extent[b1]}};
   parallel::for_each(
@@ -72,7 +71,7 @@ void apply_faces_of_axis(const mesh::Field& u, const MacGrid g, int sides, Fill 
         int x[3];
         x[b1] = q1, x[b2] = q2;
         if (r < per_side - 1) {
-          const int b = r < halo ? b1 : b2, m = r % halo + 1;
+          const int b = r < depth ? b1 : b2, m = r % depth + 1;
           const double lid = !homogeneous && b == MacGrid::tangential_axis(Axis) ? g.wall_velocity[Axis][side] : 0.0;
           const int first = side == 0 ? g.lo[Axis] : g.lo[Axis] + g.n[Axis] - 1;  // the cell next to the face
           x[Axis] = first - out * (m - 1);
@@ -85,7 +84,7 @@ void apply_faces_of_axis(const mesh::Field& u, const MacGrid g, int sides, Fill 
           return;
         }
         const int face = side == 0 ? g.lo[Axis] : g.lo[Axis] + g.n[Axis];  // the normal component's index
-        const int beyond = side == 0 ? halo : halo - 1;                     // normal-component ghosts past the face
+        const int beyond = side == 0 ? depth : depth - 1;                     // normal-component ghosts past the face
         x[Axis] = face;
         double& normal = u(Axis, x[2], x[1], x[0]);
         if (kind == static_cast<int>(FaceKind::inflow)) normal = homogeneous ? 0.0 : inflow_at(g, Axis, side, x);
@@ -100,10 +99,10 @@ void apply_faces_of_axis(const mesh::Field& u, const MacGrid g, int sides, Fill 
       });
 }
 
-void apply_faces_of_axis(const mesh::Field& u, const MacGrid& g, int axis, int sides, Fill mode) {
-  if (axis == 0) apply_faces_of_axis<0>(u, g, sides, mode);
-  else if (axis == 1) apply_faces_of_axis<1>(u, g, sides, mode);
-  else apply_faces_of_axis<2>(u, g, sides, mode);
+void apply_faces_of_axis(const mesh::Field& u, const MacGrid& g, int axis, int sides, Fill mode, int depth) {
+  if (axis == 0) apply_faces_of_axis<0>(u, g, sides, mode, depth);
+  else if (axis == 1) apply_faces_of_axis<1>(u, g, sides, mode, depth);
+  else apply_faces_of_axis<2>(u, g, sides, mode, depth);
 }
 
 // An outflow face's normal velocity from the continuity of its cell (this rank's part of the face).
@@ -182,34 +181,35 @@ bool MacBoundaries::any(FaceKind kind) const {
   return false;
 }
 
-void MacBoundaries::apply_faces(const mesh::Field& velocity, Fill mode) {
+void MacBoundaries::apply_faces(const mesh::Field& velocity, Fill mode, Layers layers) {
   for (int a = 0; a < grid_.dims; ++a) {
     const int sides = (grid_.face[a][0] >= 0 ? 1 : 0) | (grid_.face[a][1] >= 0 ? 2 : 0);
     if (sides == 0) continue;
-    // Each face reads and writes `halo` cells on either side of it: on a rank this thin the two faces'
+    const int depth = layers == Layers::all ? grid_.lo[a] : 1;
+    // Each face reads and writes `depth` cells on either side of it: on a rank this thin the two faces'
     // stencils may meet, and the lower face must be done everywhere before the upper one starts.
-    if (sides == 3 && grid_.n[a] <= 2 * grid_.lo[a]) {
-      apply_faces_of_axis(velocity, grid_, a, 1, mode);
-      apply_faces_of_axis(velocity, grid_, a, 2, mode);
+    if (sides == 3 && grid_.n[a] <= 2 * depth) {
+      apply_faces_of_axis(velocity, grid_, a, 1, mode, depth);
+      apply_faces_of_axis(velocity, grid_, a, 2, mode, depth);
     } else {
-      apply_faces_of_axis(velocity, grid_, a, sides, mode);
+      apply_faces_of_axis(velocity, grid_, a, sides, mode, depth);
     }
   }
 }
 
-void MacBoundaries::fill(const mesh::Field& velocity, Fill mode, double time) {
+void MacBoundaries::fill(const mesh::Field& velocity, Fill mode, double time, Layers layers) {
   if (mode != Fill::homogeneous) {
     const double ramp = settings_.inflow_ramp_time;
     const double s = ramp > 0 && time < ramp ? std::sin(0.5 * pi * time / ramp) : 1.0;
     grid_.inflow_velocity = settings_.inflow_velocity * s * s;
   }
   exchange_.exchange(velocity, mesh::Corners::fill);
-  apply_faces(velocity, mode);
+  apply_faces(velocity, mode, layers);
   if (mode == Fill::state && any(FaceKind::outflow)) {
     for (int a = 0; a < grid_.dims; ++a)
       for (int side = 0; side < 2; ++side)
         if (grid_.face[a][side] == static_cast<int>(FaceKind::outflow)) outflow_by_continuity(velocity, grid_, a, side);
-    apply_faces(velocity, mode);
+    apply_faces(velocity, mode, layers);
     // Continuity sets the outflow faces on owned cells only: the neighbours along the face need them.
     exchange_.exchange(velocity, mesh::Corners::fill);
   }

@@ -35,12 +35,17 @@ struct BoundarySettings {
 // projection (outflow faces kept as the outflow rule set them); homogeneous: an increment, every
 // prescribed value zero (the Crank-Nicolson solve).
 enum class Fill { state, predicted, homogeneous };
+// The ghost layers a fill sets at the domain's faces: all of them (the advection's and the fourth-order
+// stencils' reach), or the first alone (a divergence's or a second-order Laplacian's), whose faces' passes are
+// a third as many in 3-D (the exchange between ranks fills every layer either way). Layers a fill leaves keep
+// older values, which nothing reads before a fill of every layer.
+enum class Layers { all, first };
 
 class MacBoundaries {
  public:
   MacBoundaries(const mesh::Decomposition& decomp, const MacGrid& grid, const BoundarySettings& settings);
 
-  void fill(const mesh::Field& velocity, Fill mode, double time);
+  void fill(const mesh::Field& velocity, Fill mode, double time, Layers layers = Layers::all);
   // The outflow faces' normal velocity before the projection: the convective rule (from the velocity at
   // the old time level, before the predictor changes it) and the zero-gradient one (after it).
   void outflow_before_predictor(const mesh::Field& velocity, double dt);
@@ -50,7 +55,7 @@ class MacBoundaries {
   const BoundarySettings& settings() const { return settings_; }
 
  private:
-  void apply_faces(const mesh::Field& velocity, Fill mode);
+  void apply_faces(const mesh::Field& velocity, Fill mode, Layers layers);
   double mean_normal_velocity(const mesh::Field& velocity, int axis, int side) const;
 
   const mesh::Decomposition& decomp_;
