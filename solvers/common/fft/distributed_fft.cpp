@@ -145,12 +145,19 @@ DistributedFFT::DistributedFFT(MPI_Comm comm, std::array<long, 3> cells, std::ar
   y_pencil_ = Block{{z0, kx0, 0}, {zn, kxn, ny}};
   spectral_ = Block{{kx0, ky0, 0}, {kxn, kyn, nz}};
   const int x_rows = static_cast<int>(zn * yn), y_rows = static_cast<int>(zn * kxn), z_rows = static_cast<int>(kxn * kyn);
-  r2c_ = LocalFFT(Transform::real_to_complex, static_cast<int>(nx), x_rows, effort);
-  c2r_ = LocalFFT(Transform::complex_to_real, static_cast<int>(nx), x_rows, effort);
   const auto pencil = [](const Block& b, const std::string& label) {
     return ComplexPencil(label, static_cast<std::size_t>(b.count[0]), static_cast<std::size_t>(b.count[1]),
                          static_cast<std::size_t>(b.count[2]));
   };
+  if (whole()) {
+    const Volume volume{static_cast<int>(nx), static_cast<int>(ny), static_cast<int>(nz)};
+    r2c_ = LocalFFT(Transform::real_to_complex, volume, effort);
+    c2r_ = LocalFFT(Transform::complex_to_real, volume, effort, Input::scratch);
+    y_work_ = pencil(spectral_, "fft::spectrum_copy");
+    return;
+  }
+  r2c_ = LocalFFT(Transform::real_to_complex, static_cast<int>(nx), x_rows, effort);
+  c2r_ = LocalFFT(Transform::complex_to_real, static_cast<int>(nx), x_rows, effort);
   x_work_ = pencil(x_spectral_, "fft::x_pencil");
   if (slabs()) {
     // x-pencil (z, y, kx) <-> spectral (kx, y, z) within a row, where each kx holds a whole (y, z) plane: one
@@ -255,6 +262,10 @@ void DistributedFFT::run_local(const LocalFFT& fft, const double* in, double* ou
 
 void DistributedFFT::forward(const RealPencil& in, const ComplexPencil& out) {
   parallel::count_transform();
+  if (whole()) {
+    run_local(r2c_, in.data(), doubles(out));
+    return;
+  }
   run_local(r2c_, in.data(), doubles(x_work_));
   transpose(x_to_y_, x_work_, y_work_);
   if (slabs()) {
@@ -268,6 +279,17 @@ void DistributedFFT::forward(const RealPencil& in, const ComplexPencil& out) {
 
 void DistributedFFT::backward(const ComplexPencil& in, const RealPencil& out) {
   parallel::count_transform();
+  if (whole()) {
+    // FFTW's multi-dimensional c2r overwrites its input: it runs on a copy, normalised as it is made.
+    const Complex* source = in.data();
+    Complex* copy = y_work_.data();
+    const double scale = 1.0 / static_cast<double>(global_cells());
+    timing::ScopedTimer timer("fft local");
+    Kokkos::parallel_for("fft::normalised_copy", parallel::FlatPolicy(0, spectral_.size()),
+                         KOKKOS_LAMBDA(const long n) { copy[n] = scale * source[n]; });
+    c2r_.execute(doubles(y_work_), out.data());
+    return;
+  }
   if (slabs()) {
     run_local(y_backward_, doubles(in), doubles(y_work_));
   } else {

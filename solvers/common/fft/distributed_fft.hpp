@@ -9,7 +9,9 @@
 // and packed and unpacked by Kokkos kernels. With slabs (p2 = 1, which one rank is too) a rank holds
 // every z and, after one transpose, every y: that transpose unpacks straight into the spectral
 // layout, where one batched 2-D transform of the (y, z) planes finishes the job, so each direction
-// has one transpose, not two.
+// has one transpose, not two. One rank on the host makes no transpose of its own: FFTW transforms the whole
+// volume in one call, writing the spectral layout as it goes (LocalFFT's Volume; 2.0 ms a 64^3 pair on one
+// core where the reordering way took 2.5, bench/README.md).
 #include <mpi.h>
 
 #include <Kokkos_Complex.hpp>
@@ -19,6 +21,7 @@
 
 #include "mesh/field.hpp"
 #include "mesh/message_buffer.hpp"
+#include "parallel/device_memory.hpp"
 #include "solvers/common/fft/local_fft.hpp"
 
 namespace meridian::fft {
@@ -80,6 +83,7 @@ class DistributedFFT {
   // `scale` multiplies every value moved (the backward transform's normalisation, at no extra pass).
   void transpose(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to, double scale = 1);
   bool slabs() const { return dims_[1] == 1; }
+  bool whole() const { return dims_[0] * dims_[1] == 1 && parallel::device_memory_is_host; }
   void run_local(const LocalFFT& fft, const double* in, double* out);
 
   std::array<long, 3> cells_;
@@ -90,6 +94,7 @@ class DistributedFFT {
   // layout) forward and y_to_x_ (from it) backward.
   PencilTranspose x_to_y_, y_to_z_, z_to_y_, y_to_x_;
   // Slabs: y_forward_ and y_backward_ transform (y, z) planes, and there is no z pass, y_work2_ or z_work_.
+  // Whole: r2c_ and c2r_ transform the volume, and y_work_ (spectral shape) holds c2r_'s input; nothing else.
   LocalFFT r2c_, c2r_, y_forward_, y_backward_, z_forward_, z_backward_;
   ComplexPencil x_work_, y_work_, y_work2_, z_work_;  // slabs: y_work_ has the spectral shape
   mesh::MessageBuffer send_, receive_;

@@ -25,6 +25,14 @@ struct Planes {
   int count = 1, rows = 1, columns = 1;
 };
 
+// A whole 3-D transform from real values in (z, y, x) order to the spectrum in (kx, ky, kz) order (kx < nx/2 + 1),
+// or back: the transposition a slab FFT otherwise makes by a pass of its own, written by the library as it
+// goes. FFTW's guru interface takes any strides on either side; cuFFT's advanced layout cannot describe the
+// transposed side, so only the FFTW backend makes such a plan (a distributed FFT on one host rank).
+struct Volume {
+  int nx = 1, ny = 1, nz = 1;
+};
+
 // Where the rows of a batch lie: one after another (value s of row b at b length + s), or interleaved (at
 // s batch + b), so that a GPU kernel handling value s of every row reads and writes consecutive addresses.
 // Input and output alike, each with its own length (n real, n/2+1 complex values).
@@ -42,6 +50,8 @@ class LocalFFT {
            Input input = Input::kept);
   // A real plane has at least two rows and two columns (cuFFT may refuse a length-1 axis).
   LocalFFT(Transform transform, Planes planes, PlanEffort effort, Input input = Input::kept);
+  // Real-to-complex or complex-to-real only; the FFTW backend only (cuFFT's throws std::logic_error).
+  LocalFFT(Transform transform, Volume volume, PlanEffort effort, Input input = Input::kept);
   LocalFFT();  // no plan yet; one is moved in before use
   ~LocalFFT();
   LocalFFT(LocalFFT&&) noexcept;

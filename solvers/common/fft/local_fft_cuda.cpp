@@ -1,6 +1,8 @@
 // CUDA backend of LocalFFT: cuFFT on the stream of Kokkos' default CUDA execution space instance.
 #include <Kokkos_Core.hpp>
 
+#include <stdexcept>
+
 #include "parallel/launch_counts.hpp"
 #include "solvers/common/fft/cufft_batch.hpp"
 #include "solvers/common/fft/local_fft.hpp"
@@ -19,6 +21,10 @@ LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort, RowOrder o
 LocalFFT::LocalFFT(Transform transform, Planes planes, PlanEffort, Input input)
     : plan_(new Plan{cuda::CufftBatch(transform, planes, Kokkos::Cuda().cuda_stream(), input)}) {
   count_backend_allocation();
+}
+
+LocalFFT::LocalFFT(Transform, Volume, PlanEffort, Input) {
+  throw std::logic_error("cuFFT cannot write a 3-D transform in the transposed (kx, ky, kz) layout");
 }
 
 unsigned long long LocalFFT::library_bytes(Transform transform, int n, int batch) {

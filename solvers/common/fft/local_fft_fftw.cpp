@@ -70,6 +70,23 @@ fftw_plan plan_planes(Transform transform, Planes planes, unsigned flags, const 
   }
 }
 
+// The volume's axes, slowest first as the real values lie, each with its distance on the real side and on the
+// spectral side (kx, ky, kz); an axis of one value (a 2-D field's z) is left out.
+fftw_plan plan_volume(Transform transform, Volume v, unsigned flags, const Scratch& in, const Scratch& out) {
+  const fftw_iodim axes[3] = {{v.nz, v.nx * v.ny, 1}, {v.ny, v.nx, v.nz}, {v.nx, 1, v.ny * v.nz}};
+  fftw_iodim forward[3], backward[3];
+  int rank = 0;
+  for (const fftw_iodim& axis : axes) {
+    if (axis.n == 1 && &axis != &axes[2]) continue;
+    forward[rank] = axis;                         // real -> spectral
+    backward[rank] = {axis.n, axis.os, axis.is};  // spectral -> real
+    ++rank;
+  }
+  if (transform == Transform::real_to_complex)
+    return fftw_plan_guru_dft_r2c(rank, forward, 0, nullptr, in.values, out.complex(), flags);
+  return fftw_plan_guru_dft_c2r(rank, backward, 0, nullptr, in.complex(), out.values, flags);
+}
+
 bool simd_aligned(const double* p) { return fftw_alignment_of(const_cast<double*>(p)) == 0; }
 
 // The aligned and the unaligned plan. Planning needs arrays; FFTW_MEASURE writes into them, so they are
@@ -106,6 +123,16 @@ LocalFFT::LocalFFT(Transform transform, Planes planes, PlanEffort effort, Input 
   std::tie(plan_->aligned, plan_->unaligned) =
       plan_both(planes.rows, 2 * static_cast<std::size_t>(planes.rows) * (planes.columns + 2) * planes.count, effort, input,
                 [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_planes(transform, planes, flags, in, out); });
+}
+
+LocalFFT::LocalFFT(Transform transform, Volume volume, PlanEffort effort, Input input) : plan_(std::make_unique<Plan>()) {
+  if (transform != Transform::real_to_complex && transform != Transform::complex_to_real)
+    throw std::logic_error("LocalFFT: a volume transform is real-to-complex or complex-to-real");
+  plan_->transform = transform;
+  const std::size_t spectrum = 2 * static_cast<std::size_t>(volume.nx / 2 + 1) * volume.ny * volume.nz;
+  std::tie(plan_->aligned, plan_->unaligned) =
+      plan_both(volume.nx, spectrum, effort, input,
+                [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_volume(transform, volume, flags, in, out); });
 }
 
 unsigned long long LocalFFT::library_bytes(Transform, int, int) { return 0; }
