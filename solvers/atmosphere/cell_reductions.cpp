@@ -66,12 +66,11 @@ KOKKOS_INLINE_FUNCTION double cell_signal_rate(const double state[components_of<
 
 // The largest signal rate of one row of cells along x (`q`: component 0 of its first cell). On the host in
 // blocks (the last one shorter): the block's rates with the pressure's series alone, a loop GCC vectorises, then
-// their max into `lanes` running maxima, which it vectorises too, where it vectorises no max reduction of doubles by itself (to
-// it that reorders NaNs and signed zeros); a row with a cell beyond the series' reach is redone cell by cell with
-// the libm form. A max is exact and max_of passes over NaNs in any order, so this is the cell-by-cell value.
+// their max by LaneMax; a row with a cell beyond the series' reach is redone cell by cell with the libm form. A
+// max is exact and max_of passes over NaNs in any order, so this is the cell-by-cell value.
 template <int Dims>
 struct SignalRateRow {
-  static constexpr int n = components_of<Dims>, lanes = 8, block = 64;
+  static constexpr int n = components_of<Dims>, block = 64;
   const double* q;
   long component;
   int cells;
@@ -90,8 +89,7 @@ struct SignalRateRow {
   template <bool Unsplit>
   double largest_of() const {
     const SignalRateRow row = *this;  // a local copy: its members then stay in registers across the loops
-    double lane[lanes];
-    for (int l = 0; l < lanes; ++l) lane[l] = Kokkos::reduction_identity<double>::max();
+    LaneMax largest(Kokkos::reduction_identity<double>::max());
     bool beyond = false;
     for (int first = 0; first < cells; first += block) {
       const int length = cells - first < block ? cells - first : block;  // the row's last block may be shorter
@@ -104,15 +102,10 @@ struct SignalRateRow {
         out[i] = beyond_series;
       }
       for (int i = 0; i < length; ++i) beyond |= out[i] != 0;
-      int i = 0;
-      for (; i + lanes <= length; i += lanes)
-        for (int l = 0; l < lanes; ++l) lane[l] = max_of(lane[l], rates[i + l]);
-      for (; i < length; ++i) lane[0] = max_of(lane[0], rates[i]);
+      largest.add(rates, length);
     }
-    double m = lane[0];
-    for (int l = 1; l < lanes; ++l) m = max_of(m, lane[l]);
-    if (!beyond) return m;
-    m = Kokkos::reduction_identity<double>::max();  // the whole row again, exactly: some series' rates are wrong
+    if (!beyond) return largest.value();
+    double m = Kokkos::reduction_identity<double>::max();  // the whole row again, exactly: some series' rates are wrong
     for (int i = 0; i < cells; ++i) {
       bool unused;
       m = max_of(m, row.rate<false, Unsplit>(i, unused));

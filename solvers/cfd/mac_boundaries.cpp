@@ -49,13 +49,13 @@ KOKKOS_INLINE_FUNCTION double inflow_at(const MacGrid& g, int axis, int side, co
 }
 
 // The domain faces of one axis that this rank holds (`sides`: bit 0 the lower, bit 1 the upper) along their
-// planes (every index of the other two axes, halos included), `depth` ghost layers deep, in one launch over passes x planes: a pass sets one
-// layer of a tangential component's ghosts, or a face's normal component and its ghosts, of one side. Passes
-// write apart and read only values no pass writes where the two faces' stencils do not meet (apply_faces
-// launches the sides apart where they might). On the host a pass streams through its plane: a thread that did
-// every pass at one point read and wrote some 24 places apart and, past the prefetchers' streams, waited on
-// each (the 3-D cavity at 64^3 spent 9% of its step here). The axis is a template parameter, so a point's
-// indices are registers.
+// planes (every index of the other two axes, halos included), `depth` ghost layers deep, in one launch over
+// passes x planes: a pass sets one layer of a tangential component's ghosts, or a face's normal component and
+// its ghosts, of one side. Passes write apart and read only values no pass writes where the two faces' stencils
+// do not meet (apply_faces launches the sides apart where they might). On the host a pass streams through its
+// plane: a thread that did every pass at one point read and wrote some 24 places apart and, past the
+// prefetchers' streams, waited on each (the 3-D cavity at 64^3 spent 9% of its step here). The axis is a
+// template parameter, so a point's indices are registers.
 template <int Axis>
 void apply_faces_of_axis(const mesh::Field& u, const MacGrid g, int sides, Fill mode, int depth) {
   constexpr int b1 = PlaneAxes(Axis).b1, b2 = PlaneAxes(Axis).b2;
@@ -84,7 +84,7 @@ void apply_faces_of_axis(const mesh::Field& u, const MacGrid g, int sides, Fill 
           return;
         }
         const int face = side == 0 ? g.lo[Axis] : g.lo[Axis] + g.n[Axis];  // the normal component's index
-        const int beyond = side == 0 ? depth : depth - 1;                     // normal-component ghosts past the face
+        const int beyond = side == 0 ? depth : depth - 1;                   // normal-component ghosts past the face
         x[Axis] = face;
         double& normal = u(Axis, x[2], x[1], x[0]);
         if (kind == static_cast<int>(FaceKind::inflow)) normal = homogeneous ? 0.0 : inflow_at(g, Axis, side, x);

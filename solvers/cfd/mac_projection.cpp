@@ -353,9 +353,7 @@ struct RateRow {
 };
 
 // max over faces of sum |u_a| / h_a: the advective rate a Courant number limits. On the host a row at a time, in
-// blocks: the block's rates by one loop, then their max into eight running maxima, two loops GCC vectorises
-// where it vectorises no max reduction of doubles by itself (to it that reorders NaNs and signed zeros); on a
-// GPU face by face. A max is exact: the same value in any order.
+// blocks: the block's rates by one vectorised loop, then their max by LaneMax; on a GPU face by face.
 template <int D>
 double local_max_rate(const mesh::Field& u, const MacGrid g) {
   const FaceStrides f = face_strides(u);
@@ -367,18 +365,15 @@ double local_max_rate(const mesh::Field& u, const MacGrid g) {
         [=](const long r, double& m) {
           const int k = g.lo[2] + static_cast<int>(r / g.n[1]), j = g.lo[1] + static_cast<int>(r % g.n[1]);
           const RateRow<D> row{u.data() + f.row(k, j), f.component, g};
-          constexpr int lanes = 8, block = 64;
-          double lane[lanes] = {};  // the rates are never negative
+          constexpr int block = 64;
+          LaneMax largest(0.0);  // the rates are never negative
           for (int start = first; start < last; start += block) {
             const int length = last - start < block ? last - start : block;  // the row's last block may be shorter
             double rates[block];
             for (int i = 0; i < length; ++i) rates[i] = row(start + i);
-            int i = 0;
-            for (; i + lanes <= length; i += lanes)
-              for (int l = 0; l < lanes; ++l) lane[l] = max_of(lane[l], rates[i + l]);
-            for (; i < length; ++i) lane[0] = max_of(lane[0], rates[i]);
+            largest.add(rates, length);
           }
-          for (int l = 0; l < lanes; ++l) m = max_of(m, lane[l]);
+          m = max_of(m, largest.value());
         },
         Kokkos::Max<double>(local));
   } else {

@@ -76,10 +76,10 @@ fftw_plan plan_volume(Transform transform, Volume v, unsigned flags, const Scrat
   const fftw_iodim axes[3] = {{v.nz, v.nx * v.ny, 1}, {v.ny, v.nx, v.nz}, {v.nx, 1, v.ny * v.nz}};
   fftw_iodim forward[3], backward[3];
   int rank = 0;
-  for (const fftw_iodim& axis : axes) {
-    if (axis.n == 1 && &axis != &axes[2]) continue;
-    forward[rank] = axis;                         // real -> spectral
-    backward[rank] = {axis.n, axis.os, axis.is};  // spectral -> real
+  for (int a = 0; a < 3; ++a) {
+    if (axes[a].n == 1 && a < 2) continue;
+    forward[rank] = axes[a];                               // real -> spectral
+    backward[rank] = {axes[a].n, axes[a].os, axes[a].is};  // spectral -> real
     ++rank;
   }
   if (transform == Transform::real_to_complex)
