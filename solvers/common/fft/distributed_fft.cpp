@@ -65,15 +65,24 @@ ComplexBuffer as_complex(const Kokkos::View<double*>& buffer) {
   return ComplexBuffer(reinterpret_cast<Complex*>(buffer.data()), buffer.extent(0) / 2);
 }
 
-// A transpose within one rank: one local reordering instead of pack, copy and unpack.
-void reorder(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to, double scale) {
-  const Strides in = strides_of(from, t.from_axis), out = strides_of(to, t.to_axis);
-  const Complex* source = from.data();
-  Complex* target = to.data();
+// Copies a (kept, gathered, scattered) box of complex values from `source` to `target`, where index i lies at
+// in.at(i) and out.at(i), times `scale`; `read` and `written` name the logical axes contiguous in each, which
+// shape the tiles. Packing, unpacking and a rank's own share are all this one move.
+void move_box(const char* label, const std::array<long, 3>& extent, const Complex* source, Strides in, int read,
+              Complex* target, Strides out, int written, double scale) {
   Kokkos::parallel_for(
-      "fft::reorder",
-      transpose_policy(t.kept, t.gathered, t.scattered, contiguous_axis(t.from_axis), contiguous_axis(t.to_axis)),
+      label, transpose_policy(extent[0], extent[1], extent[2], read, written),
       KOKKOS_LAMBDA(const long k, const long g, const long s) { target[out.at(k, g, s)] = scale * source[in.at(k, g, s)]; });
+}
+
+// This rank's own share goes straight from `from` to `to`: its slice of the scattered axis, its rows of the
+// gathered one. With one rank in the communicator that is the whole transpose.
+void move_own(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to, double scale) {
+  const Strides in = strides_of(from, t.from_axis), out = strides_of(to, t.to_axis);
+  const long my_gathered = block_size(t.gathered, t.parts, t.me), my_scattered = block_size(t.scattered, t.parts, t.me);
+  move_box("fft::own_share", {t.kept, my_gathered, my_scattered},
+           from.data() + block_offset(t.scattered, t.parts, t.me) * in.scattered, in, contiguous_axis(t.from_axis),
+           to.data() + block_offset(t.gathered, t.parts, t.me) * out.gathered, out, contiguous_axis(t.to_axis), scale);
 }
 
 // To rank p goes the slice of the scattered axis it will own, packed in (kept, gathered, scattered) order.
@@ -81,12 +90,9 @@ void pack(const PencilTranspose& t, int p, const ComplexPencil& from, const Comp
   const Strides in = strides_of(from, t.from_axis);
   const long my_gathered = block_size(t.gathered, t.parts, t.me);
   const long width = block_size(t.scattered, t.parts, p), first = block_offset(t.scattered, t.parts, p);
-  const Strides out{my_gathered * width, width, 1};
-  const Complex* source = from.data() + first * in.scattered;
-  Complex* target = send.data() + t.send_offsets[p] / 2;
-  Kokkos::parallel_for(
-      "fft::pack", transpose_policy(t.kept, my_gathered, width, contiguous_axis(t.from_axis), 2),
-      KOKKOS_LAMBDA(const long k, const long g, const long s) { target[out.at(k, g, s)] = source[in.at(k, g, s)]; });
+  move_box("fft::pack", {t.kept, my_gathered, width}, from.data() + first * in.scattered, in,
+           contiguous_axis(t.from_axis), send.data() + t.send_offsets[p] / 2, Strides{my_gathered * width, width, 1},
+           2, 1);
 }
 
 // From rank p comes its slice of the gathered axis, for this rank's part of the scattered one.
@@ -94,12 +100,9 @@ void unpack(const PencilTranspose& t, int p, const ComplexBuffer& receive, const
   const Strides out = strides_of(to, t.to_axis);
   const long my_scattered = block_size(t.scattered, t.parts, t.me);
   const long height = block_size(t.gathered, t.parts, p), first = block_offset(t.gathered, t.parts, p);
-  const Strides in{height * my_scattered, my_scattered, 1};
-  const Complex* source = receive.data() + t.receive_offsets[p] / 2;
-  Complex* target = to.data() + first * out.gathered;
-  Kokkos::parallel_for(
-      "fft::unpack", transpose_policy(t.kept, height, my_scattered, 2, contiguous_axis(t.to_axis)),
-      KOKKOS_LAMBDA(const long k, const long g, const long s) { target[out.at(k, g, s)] = scale * source[in.at(k, g, s)]; });
+  move_box("fft::unpack", {t.kept, height, my_scattered}, receive.data() + t.receive_offsets[p] / 2,
+           Strides{height * my_scattered, my_scattered, 1}, 2, to.data() + first * out.gathered, out,
+           contiguous_axis(t.to_axis), scale);
 }
 
 // A transpose's geometry with its MPI_Alltoallv counts and offsets.
@@ -108,8 +111,8 @@ PencilTranspose plan_transpose(MPI_Comm comm, int parts, int me, long kept, long
   PencilTranspose t{comm, parts, me, kept, gathered, scattered, from_axis, to_axis};
   const long my_gathered = block_size(gathered, parts, me), my_scattered = block_size(scattered, parts, me);
   for (int p = 0; p < parts; ++p) {
-    const long out = kept * my_gathered * block_size(scattered, parts, p);
-    const long in = kept * block_size(gathered, parts, p) * my_scattered;
+    const long out = p == me ? 0 : kept * my_gathered * block_size(scattered, parts, p);
+    const long in = p == me ? 0 : kept * block_size(gathered, parts, p) * my_scattered;
     t.send_counts.push_back(static_cast<int>(2 * out));
     t.send_offsets.push_back(static_cast<int>(2 * t.sent));
     t.receive_counts.push_back(static_cast<int>(2 * in));
@@ -237,18 +240,18 @@ ComplexPencil DistributedFFT::make_spectral(const std::string& label) const {
 void DistributedFFT::transpose(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to,
                                double scale) {
   timing::ScopedTimer timer("fft transpose");
-  if (t.parts == 1) {
-    reorder(t, from, to, scale);
-    return;
-  }
+  move_own(t, from, to, scale);
+  if (t.parts == 1) return;
   const ComplexBuffer send = as_complex(send_.values()), receive = as_complex(receive_.values());
-  for (int p = 0; p < t.parts; ++p) pack(t, p, from, send);
+  for (int p = 0; p < t.parts; ++p)
+    if (p != t.me) pack(t, p, from, send);
   parallel::fence();  // MPI reads the packed buffer
   double* send_from = send_.send_from(static_cast<std::size_t>(2 * t.sent));
   MPI_Alltoallv(send_from, t.send_counts.data(), t.send_offsets.data(), MPI_DOUBLE, receive_.receive_into(),
                 t.receive_counts.data(), t.receive_offsets.data(), MPI_DOUBLE, t.comm);
   receive_.received(static_cast<std::size_t>(2 * t.received));
-  for (int p = 0; p < t.parts; ++p) unpack(t, p, receive, to, scale);
+  for (int p = 0; p < t.parts; ++p)
+    if (p != t.me) unpack(t, p, receive, to, scale);
 }
 
 namespace {

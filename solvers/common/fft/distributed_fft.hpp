@@ -5,13 +5,14 @@
 // Real space: x-pencils (z, y, x), x whole, y split over the first process-grid axis (p1) and z
 // over the second (p2). Spectral space: z-pencils (kx, ky, kz), kz whole, kx (n_x/2+1 of them)
 // split over p1 and ky over p2. A process grid with p2 = 1 gives slabs. A 2-D grid is nz = 1.
-// Transposes: MPI_Alltoallv within the rows and columns of the process grid, on buffers made once
-// and packed and unpacked by Kokkos kernels. With slabs (p2 = 1, which one rank is too) a rank holds
-// every z and, after one transpose, every y: that transpose unpacks straight into the spectral
-// layout, where one batched 2-D transform of the (y, z) planes finishes the job, so each direction
-// has one transpose, not two. One rank on the host makes no transpose of its own: FFTW transforms the whole
-// volume in one call, writing the spectral layout as it goes (LocalFFT's Volume; 2.0 ms a 64^3 pair on one
-// core where the reordering way took 2.5, bench/README.md).
+// Transposes: MPI_Alltoallv within the rows and columns of the process grid, on buffers made once and packed
+// and unpacked by Kokkos kernels; a rank's own share moves straight from pencil to pencil, as direct_poisson's
+// reshapes do, not through the buffers and MPI. With slabs (p2 = 1, which one rank is too) a rank holds every z
+// and, after one transpose, every y: that transpose unpacks straight into the spectral layout, where one batched
+// 2-D transform of the (y, z) planes finishes the job, so each direction has one transpose, not two. One rank on
+// the host makes no transpose of its own: FFTW transforms the whole volume in one call, writing the spectral
+// layout as it goes (LocalFFT's Volume; 2.0 ms a 64^3 pair on one core where the reordering way took 2.5,
+// bench/README.md).
 #include <mpi.h>
 
 #include <Kokkos_Complex.hpp>
