@@ -175,10 +175,11 @@ TEST_P(DistributedFftTest, DirectAndStagedMessagesGiveTheSameBits) {
   EXPECT_EQ(global_sum(static_cast<double>(differing)), 0.0);
 }
 
-// Even and odd extents, a 2-D grid (nz = 1), and a size where nx/2+1 is small.
+// Even and odd extents, a 2-D grid (nz = 1), a size where nx/2+1 is small, and power-of-two extents (on one host
+// rank the whole-volume transform, LocalFFT's Volume; the others take the slab path there).
 INSTANTIATE_TEST_SUITE_P(Sizes, DistributedFftTest,
                          ::testing::Values(Cells{8, 6, 4}, Cells{7, 5, 9}, Cells{9, 8, 1}, Cells{12, 10, 6},
-                                           Cells{6, 9, 8}));
+                                           Cells{6, 9, 8}, Cells{8, 4, 16}));
 
 // Grids whose transposes send slices wider than 64 and than 128 along the contiguous axis: a GPU launch
 // whose tile there exceeded 64 packed only the first 64 of every 128 (gpu-review.md A1), so these catch it on

@@ -10,9 +10,10 @@
 // reshapes do, not through the buffers and MPI. With slabs (p2 = 1, which one rank is too) a rank holds every z
 // and, after one transpose, every y: that transpose unpacks straight into the spectral layout, where one batched
 // 2-D transform of the (y, z) planes finishes the job, so each direction has one transpose, not two. One rank on
-// the host makes no transpose of its own: FFTW transforms the whole volume in one call, writing the spectral
-// layout as it goes (LocalFFT's Volume; 2.0 ms a 64^3 pair on one core where the reordering way took 2.5,
-// bench/README.md).
+// the host, on a 3-D grid of up to 128^3 cells with power-of-two extents, makes no transpose of its own: FFTW
+// transforms the whole volume in one call, writing the spectral layout as it goes (LocalFFT's Volume). Only
+// there does that pay: 0.73-0.84 of the slab path's FFT time at 32^3, 64^3 and 128^3 on one core, but 1.2-1.7x at
+// 96^3, 160^3, 192^3 and 256^3 and on 2-D grids from 512^2 (bench/README.md).
 #include <mpi.h>
 
 #include <Kokkos_Complex.hpp>
@@ -84,11 +85,12 @@ class DistributedFFT {
   // `scale` multiplies every value moved (the backward transform's normalisation, at no extra pass).
   void transpose(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to, double scale = 1);
   bool slabs() const { return dims_[1] == 1; }
-  bool whole() const { return dims_[0] * dims_[1] == 1 && parallel::device_memory_is_host; }
+  bool whole() const { return whole_; }
   void run_local(const LocalFFT& fft, const double* in, double* out);
 
   std::array<long, 3> cells_;
   std::array<int, 2> dims_{};
+  bool whole_ = false;  // one FFTW call a direction over the whole volume (see above)
   MPI_Comm grid_ = MPI_COMM_NULL, row_ = MPI_COMM_NULL, column_ = MPI_COMM_NULL;
   Block real_, x_spectral_, y_pencil_, spectral_;
   // Pencils: x_to_y_, y_to_z_ forward and z_to_y_, y_to_x_ backward; slabs: x_to_y_ (to the spectral
