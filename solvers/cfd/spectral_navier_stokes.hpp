@@ -81,6 +81,8 @@ class SpectralNavierStokes final : public solvers::Solver {
   MPI_Comm comm_;
   Fields state_, a_, b_, c_, d_, v_;
   std::vector<double> diffusivity_;  // per transported field: nu for velocity, kappa for theta
+  // A step's integrating factors E(h/2), E(h) by field and shell q = ix^2 + iy^2 + iz^2 (set_decay_factors).
+  Kokkos::View<double***> decay_;
   Vector u_hat_, scratch_;             // u_hat_ views the velocity part of state_
   RealVector u_, omega_;
   fft::RealPencil divergence_;
