@@ -6,6 +6,7 @@
 
 #include "mesh/reductions.hpp"
 #include "parallel/copies.hpp"
+#include "solvers/advection/cell_average.hpp"
 #include "solvers/advection/tracer_statistics.hpp"
 #include "solvers/common/grid_config.hpp"
 #include "solvers/common/memory_budget.hpp"
@@ -79,6 +80,10 @@ Placement placement_of(const mesh::Decomposition& d, const Block& b, const std::
   return Placement{d.offset(0) - b.hx, d.offset(1) - b.hy, d.offset(2) - b.hz, h[0], h[1], h[2]};
 }
 
+KOKKOS_INLINE_FUNCTION CellBounds cell_bounds(const Placement& at, int k, int j, int i) {
+  return {(at.ox + i) * at.dx, (at.oy + j) * at.dy, (at.oz + k) * at.dz, at.dx, at.dy, at.dz};
+}
+
 // The volume flux through the lower face of every cell along `axis`, from the wind's vector potential:
 // computed in double and stored rounded to Real.
 template <class Real>
@@ -124,24 +129,6 @@ double max_courant_rate(const Block& b, const std::array<FaceFlux<Real>, 3>& flu
   return local;
 }
 
-// The cell average of a shape carried back to time 0, by Gauss-Legendre quadrature over the cell whose
-// lower corner is (x0, y0, z0).
-KOKKOS_INLINE_FUNCTION double cell_average(const Shape& shape, const Departure& departure, double x0, double y0,
-                                           double z0, const Placement& at, int z_points) {
-  double sum = 0;
-  for (int pz = 0; pz < z_points; ++pz)
-    for (int py = 0; py < GaussRule::points; ++py)
-      for (int px = 0; px < GaussRule::points; ++px) {
-        double x = x0 + (0.5 + GaussRule::node(px)) * at.dx;
-        double y = y0 + (0.5 + GaussRule::node(py)) * at.dy;
-        double z = z0 + (0.5 + (z_points > 1 ? GaussRule::node(pz) : 0.0)) * at.dz;
-        if (!departure(x, y, z)) continue;
-        const double wz = z_points > 1 ? GaussRule::weight(pz) : 1.0;
-        sum += wz * GaussRule::weight(py) * GaussRule::weight(px) * shape(x, y, z);
-      }
-  return sum;
-}
-
 // Cell averages of the tracers carried back to time 0 by `departure`, computed in double.
 template <class Real>
 void cell_averages(const Block& b, const Placement& at, const Departure& departure,
@@ -150,8 +137,7 @@ void cell_averages(const Block& b, const Placement& at, const Departure& departu
   parallel::for_each(
       "advection::cell_averages", interior(b, b.components),
       KOKKOS_LAMBDA(const int c, const int k, const int j, const int i) {
-        target(c, k, j, i) = static_cast<Real>(cell_average(shapes(c), departure, (at.ox + i) * at.dx,
-                                                            (at.oy + j) * at.dy, (at.oz + k) * at.dz, at, z_points));
+        target(c, k, j, i) = static_cast<Real>(cell_average(shapes(c), departure, cell_bounds(at, k, j, i), z_points));
       });
 }
 
@@ -579,8 +565,7 @@ TracerStatistics tracer_statistics(const Block& b, const Placement& at, const De
         s.max[TracerStatistics::high] = max_of(s.max[TracerStatistics::high], value);
         s.max[TracerStatistics::negative_low] = max_of(s.max[TracerStatistics::negative_low], -value);
         if (!exact_known) return;
-        const double exact = cell_average(shapes(c), departure, (at.ox + i) * at.dx, (at.oy + j) * at.dy,
-                                          (at.oz + k) * at.dz, at, z_points);
+        const double exact = cell_average(shapes(c), departure, cell_bounds(at, k, j, i), z_points);
         const double error = km::fabs(value - exact), size = km::fabs(exact);
         s.sum[TracerStatistics::error1] += error;
         s.sum[TracerStatistics::size1] += size;

@@ -40,6 +40,24 @@ struct Shape {
     }
     return 0.0;
   }
+
+  // The sine wave, the Gaussian hill and the constant are base + amplitude gx(x) gy(y) gz(z); the cosine bell and
+  // the slotted disk are no such product.
+  KOKKOS_INLINE_FUNCTION bool separable() const {
+    return kind == ShapeKind::sine_wave || kind == ShapeKind::gaussian || kind == ShapeKind::constant;
+  }
+  KOKKOS_INLINE_FUNCTION double base() const { return kind == ShapeKind::gaussian ? 0.0 : 1.0; }
+  KOKKOS_INLINE_FUNCTION double amplitude() const {
+    return kind == ShapeKind::sine_wave ? 0.5 : kind == ShapeKind::gaussian ? 1.0 : 0.0;
+  }
+  // g along `axis` at coordinate c (1 along z in 2-D): the Gaussian's exp(-(2 r / radius)^2) is the product of
+  // exp(-(2 d / radius)^2) over the axes' distances d from the centre.
+  KOKKOS_INLINE_FUNCTION double factor(int axis, double c) const {
+    if ((axis == 2 && dimensions != 3) || kind == ShapeKind::constant) return 1.0;
+    if (kind == ShapeKind::sine_wave) return km::sin(2 * pi * c);
+    const double s = 2 * (c - (axis == 0 ? cx : axis == 1 ? cy : cz)) / radius;
+    return km::exp(-s * s);
+  }
 };
 
 using solvers::GaussRule;

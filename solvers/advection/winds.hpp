@@ -24,21 +24,22 @@ struct Departure {
   Kokkos::Array<bool, 3> periodic{{true, true, true}};
   double cos_turn = 1, sin_turn = 0;  // rotation: the angle turned
 
+  // The uniform wind carries each coordinate back on its own: coordinate c along `axis`, and whether it stays in
+  // the box (always, along a periodic axis).
+  KOKKOS_INLINE_FUNCTION bool carry_back(int axis, double& c) const {
+    c -= shift[axis];
+    if (periodic[axis]) {
+      c -= km::floor(c);
+      return true;
+    }
+    return c >= 0 && c <= 1;
+  }
+
   KOKKOS_INLINE_FUNCTION bool operator()(double& x, double& y, double& z) const {
     if (kind == WindKind::uniform) {
       // Per coordinate by name, not through an array of pointers to them, which a GPU keeps in local memory.
-      bool inside = true;
-      const auto carry_back = [&inside](double& c, double distance, bool wraps) {
-        c -= distance;
-        if (wraps)
-          c -= km::floor(c);
-        else
-          inside = inside && c >= 0 && c <= 1;
-      };
-      carry_back(x, shift[0], periodic[0]);
-      carry_back(y, shift[1], periodic[1]);
-      carry_back(z, shift[2], periodic[2]);
-      return inside;
+      const bool inside_x = carry_back(0, x), inside_y = carry_back(1, y), inside_z = carry_back(2, z);
+      return inside_x && inside_y && inside_z;
     }
     if (kind == WindKind::rotation) {
       const double dx = x - 0.5, dy = y - 0.5;
