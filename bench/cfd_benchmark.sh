@@ -6,8 +6,9 @@
 # steps of the fixed dt 0.001, with output, checkpoints, diagnostics and progress lines switched off (the field
 # output at t = 0 and at the end and the final checkpoint cannot be; they are outside the step and left out).
 # From rank 0's run summary it takes the step's three phases: compute, fft local (FFTW's 1-D transforms) and
-# fft transpose (pack, MPI_Alltoallv, unpack; none on 1 rank, where FFTW transforms the whole volume into the spectral
-# layout in one call, its run summary having no such line); before them it runs
+# fft transpose (pack, MPI_Alltoallv, unpack; on 1 rank none for the power-of-two grids up to 128^3 run here, where
+# FFTW transforms the whole volume into the spectral layout in one call and the run summary has no such line, a
+# local reordering on other grids); before them it runs
 # bench/fftw_reference (one 3-D r2c + c2r pair with FFTW_MEASURE and FFTW_ESTIMATE, one process) at each size.
 #
 # Transforms per step: 4 RK4 stages x 9 (3 backward of velocity, 3 backward of vorticity, 3 forward of the
@@ -72,7 +73,7 @@ run_case() {
     --set mesh.nx="$n" --set mesh.ny="$n" --set mesh.nz="$n" "${quiet_run[@]}"
   local log="$work_dir/cfd-$n-$ranks.log"
   # The run summary's lines:  steps N this run ... / compute S P% / fft local S P% / fft transpose S P% (none on
-  # one rank: 0)
+  # one rank with the whole-volume transform: 0)
   local result
   result=$(awk -v n="$n" -v ranks="$ranks" -v pairs="$pairs_per_step" -v fftw="${fftw_pair[$n]}" \
     -v fftw_estimate="${fftw_estimate_pair[$n]}" "$bench_summary_awk"'
@@ -113,7 +114,7 @@ cat <<EOF
 cfd benchmark ($(nproc) cores; $(date -u '+%Y-%m-%d %H:%M UTC'))
 deck configs/cfd/taylor_green_re1600.toml, dt 0.001, 10 steps, FFT plans as the deck says (estimate); rank 0's phases
 s/step = compute + fft local + fft transpose per step; "rest" is compute (RK stages, curl, cross product,
-  projection; the backward transform's normalisation is done by its last transpose, on one rank by the copy its
+  projection; the backward transform's normalisation is done by its last transpose, or by the copy a one-rank
   whole-volume c2r runs on)
 pairs/step: 36 transforms = 18 r2c + c2r pairs inside the step (4 RK stages x 9); the CFL estimate's 3 more
   (39 in all, 19.5 pairs) run outside the step timer
