@@ -295,8 +295,8 @@ VALIDATION_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath
 
 @functools.cache
 def taylor_green_re1600():
-    """scripts/validation/taylor_green_re1600.py as a module: its reader of the reference curve
-    (read_reference), the 512^3 peak (REFERENCE_PEAK, REFERENCE_PEAK_TIME), decay_rate and peak."""
+    """scripts/validation/taylor_green_re1600.py as a module: its reader of the 512^3 reference
+    (read_reference), decay_rate and peak."""
     spec = importlib.util.spec_from_file_location("taylor_green_re1600", VALIDATION_SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # defines functions and constants only: its main() doesn't run
@@ -318,9 +318,22 @@ def decay_rate(diagnostics):
     return taylor_green_re1600().decay_rate(diagnostics.series)
 
 
+def reference_over_run(diagnostics, column):
+    """(time, values) of a column of the 512^3 reference over the run's times and one row either
+    side, so that the run, not the reference, sets an axis' range."""
+    reference = taylor_green_re1600().read_reference()
+    time = reference["time"]
+    first, last = np.searchsorted(time, (diagnostics.time[0], diagnostics.time[-1]))
+    inside = slice(max(first - 1, 0), last + 1)
+    return time[inside], reference[column][inside]
+
+
 def draw_energy(ax, diagnostics):
-    """Kinetic energy (1/2)<|u|^2> against time."""
+    """Kinetic energy (1/2)<|u|^2> against time, with the 512^3 reference's for the reference case."""
     energy = diagnostics.series["kinetic_energy"]
+    if is_taylor_green_re1600(diagnostics):
+        ax.plot(*reference_over_run(diagnostics, "kinetic_energy"), "k", lw=2, alpha=0.6,
+                label="512$^3$ spectral reference")
     ax.plot(diagnostics.time, energy, color="C0", label="kinetic energy $\\frac{1}{2}\\langle|u|^2\\rangle$")
     ax.set_ylabel("energy (length$^2$/time$^2$)")
     _finish(ax, diagnostics, f"kinetic energy ({energy[-1] / energy[0]:.1%} left)", True, "")
@@ -328,19 +341,13 @@ def draw_energy(ax, diagnostics):
 
 def draw_dissipation(ax, diagnostics):
     """2 nu enstrophy at the record times and -dE/dt at the midpoints of the record intervals (the two
-    agree in a dealiased spectral code), with the reference DNS where the deck is the reference case."""
+    agree in a dealiased spectral code), with the 512^3 reference where the deck is the reference case."""
     ax.plot(*decay_rate(diagnostics), color="C1", lw=3, alpha=0.5, label="$-dE/dt$ (interval midpoints)")
     ax.plot(diagnostics.time, diagnostics.series["dissipation"], "--", color="C0", lw=1.2,
             label="$2\\nu\\,$enstrophy")
     if is_taylor_green_re1600(diagnostics):
-        reference = taylor_green_re1600()
-        time, eps = reference.read_reference()
-        # Only the part over the run's times (and one point either side), so the run sets the y range.
-        first, last = np.searchsorted(time, (diagnostics.time[0], diagnostics.time[-1]))
-        inside = slice(max(first - 1, 0), last + 1)
-        ax.plot(time[inside], eps[inside], "k", lw=2, alpha=0.6, label="reference DNS (Wang et al. 2013)")
-        if reference.REFERENCE_PEAK_TIME <= diagnostics.time[-1]:
-            ax.plot(reference.REFERENCE_PEAK_TIME, reference.REFERENCE_PEAK, "k*", ms=10, label="512$^3$ spectral peak")
+        ax.plot(*reference_over_run(diagnostics, "energy_decay_rate"), "k", lw=2, alpha=0.6,
+                label="512$^3$ spectral reference")
     else:
         ax.plot([], [], " ", label="no reference (not the Taylor-Green\nRe = 1600 deck)")  # a legend line
     ax.set_ylabel("$\\varepsilon$ (length$^2$/time$^3$)")

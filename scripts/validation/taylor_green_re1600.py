@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Taylor-Green vortex at Re = 1600: run the pseudo-spectral CFD solver (cfd_spectral) on one or
-more grids and compare its dissipation rate with the reference DNS.
+more grids and compare it with the 512^3 pseudo-spectral reference of the workshop case.
 
 For each grid N it runs
     mpirun -n RANKS meridian run configs/cfd/taylor_green_re1600.toml
         --set mesh.nx=N --set mesh.ny=N --set mesh.nz=N --set run.end_time=T --output DIR/N
-reads DIR/N/diagnostics.h5, prints the peak of -dE/dt and of 2 nu enstrophy against the reference
-peak, the difference of the whole -dE/dt curve from the digitised reference curve, and draws all
-curves in DIR/tgv_re1600_dissipation.png.
+reads DIR/N/diagnostics.h5 and prints, against tests/data/tgv_re1600_spectral512.dat, the peak of
+-dE/dt and of the enstrophy, and the difference of the whole -dE/dt, enstrophy and kinetic energy
+curves; then a table of those differences over the grids, and draws the curves in
+DIR/tgv_re1600_dissipation.png.
 
 Run it with Debian's /usr/bin/python3 (it has h5py, numpy and matplotlib)."""
 import argparse
@@ -24,14 +25,8 @@ import numpy as np  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DECK = os.path.join(ROOT, "configs", "cfd", "taylor_green_re1600.toml")
-REFERENCE_CURVE = os.path.join(ROOT, "tests", "data", "tgv_re1600_dissipation.csv")
-
-# Peak -dE/dt of the 512^3 pseudo-spectral workshop reference (spectral_Re1600_512.gdiag), as
-# cited in the header of REFERENCE_CURVE.
-REFERENCE_PEAK = 0.012858  # 1/time (V0 = L = 1)
-REFERENCE_PEAK_TIME = 8.97
-# The digitised curve is read off a figure: its values scatter by about 1-2 per cent.
-DIGITISED_SCATTER = "1-2%"
+REFERENCE = os.path.join(ROOT, "tests", "data", "tgv_re1600_spectral512.dat")
+VISCOSITY = 1.0 / 1600  # the case's nu (V0 = L = 1): the dissipation is 2 nu enstrophy
 # Under-resolved grids (64^3) show two close maxima of -dE/dt; this window holds the main one.
 PEAK_WINDOW = (8.0, 10.0)
 FIGURE_SIZE = (8.0, 5.5)  # inches; 960 x 660 pixels at DPI
@@ -64,13 +59,13 @@ def read_diagnostics(run_dir):
     """The series of run_dir/diagnostics.h5 that the comparison needs, as a dict of arrays."""
     with h5py.File(os.path.join(run_dir, "diagnostics.h5"), "r") as f:
         group = f["diagnostics"]
-        return {name: group[name][:] for name in ("time", "dissipation", "energy_decay_rate")}
+        return {name: group[name][:] for name in ("time", "kinetic_energy", "enstrophy", "energy_decay_rate")}
 
 
 def read_reference():
-    """(t, eps) of the digitised reference curve ('#' lines, the '# t,eps' header among them, are comments)."""
-    time, eps = np.loadtxt(REFERENCE_CURVE, delimiter=",", comments="#", unpack=True)
-    return time, eps
+    """The 512^3 reference's columns ('#' lines are its header), under the names the runs use."""
+    time, energy, rate, enstrophy = np.loadtxt(REFERENCE, comments="#", unpack=True)
+    return {"time": time, "kinetic_energy": energy, "energy_decay_rate": rate, "enstrophy": enstrophy}
 
 
 def reaches_end(run_dir, end_time):
@@ -95,8 +90,8 @@ def run_grid(args, grid):
 
 
 def decay_rate(series):
-    """-dE/dt and its times. Record i holds the difference quotient over [t(i-1), t(i)] (NaN at
-    the first), so it belongs at the interval's midpoint, not at t(i)."""
+    """-dE/dt and its times. A run's record i holds the difference quotient over [t(i-1), t(i)]
+    (NaN at the first), so it belongs at the interval's midpoint, not at t(i)."""
     time = series["time"]
     return 0.5 * (time[1:] + time[:-1]), series["energy_decay_rate"][1:]
 
@@ -109,45 +104,63 @@ def peak(time, values, window=(-np.inf, np.inf)):
 
 
 def curve_difference(time, values, reference_time, reference_values, end_time):
-    """Relative L2 (in time) and max differences of a curve from the reference interpolated at the
-    curve's times, over the part of [0, end_time] that the reference spans."""
-    inside = (time >= max(0.0, reference_time[0])) & (time <= min(end_time, reference_time[-1]))
+    """Relative L2 (in time) and largest differences of a curve from the reference interpolated at
+    the curve's times, over the part of [0, end_time] that the reference spans; the largest as a
+    fraction of the reference's maximum there, with its time."""
+    inside = (time >= reference_time[0]) & (time <= min(end_time, reference_time[-1]))
     t = time[inside]
     reference = np.interp(t, reference_time, reference_values)
     difference = values[inside] - reference
     l2 = np.sqrt(np.trapz(difference**2, t) / np.trapz(reference**2, t))
     worst = np.argmax(np.abs(difference))
-    return l2, np.abs(difference[worst]) / reference.max(), t[worst], (t[0], t[-1])
+    return l2, np.abs(difference[worst]) / np.abs(reference).max(), t[worst]
+
+
+def curves(series, reference, end_time):
+    """{name: (L2, max, time of max)} of a run's -dE/dt, enstrophy and kinetic energy curves."""
+    return {"-dE/dt": curve_difference(*decay_rate(series), reference["time"],
+                                       reference["energy_decay_rate"], end_time),
+            "enstrophy": curve_difference(series["time"], series["enstrophy"], reference["time"],
+                                          reference["enstrophy"], end_time),
+            "kinetic energy": curve_difference(series["time"], series["kinetic_energy"], reference["time"],
+                                               reference["kinetic_energy"], end_time)}
 
 
 def report(grid, series, reference, end_time):
-    """Print the peaks of one grid against the reference, and the curve differences."""
-    rate_time, rate = decay_rate(series)
-    digitised_peak = peak(*reference)
-    rows = [("-dE/dt, argmax", peak(rate_time, rate)),
-            (f"-dE/dt, max in {PEAK_WINDOW[0]:g}<=t<={PEAK_WINDOW[1]:g}", peak(rate_time, rate, PEAK_WINDOW)),
-            ("2 nu enstrophy, argmax", peak(series["time"], series["dissipation"]))]
+    """Print the peaks of one grid against the reference's, and the curve differences."""
+    reference_peak = peak(reference["time"], reference["energy_decay_rate"])
+    rows = [("-dE/dt, argmax", peak(*decay_rate(series))),
+            (f"-dE/dt, max in {PEAK_WINDOW[0]:g}<=t<={PEAK_WINDOW[1]:g}", peak(*decay_rate(series), PEAK_WINDOW)),
+            ("2 nu enstrophy, argmax", peak(series["time"], 2 * VISCOSITY * series["enstrophy"])),
+            ("reference 512^3, -dE/dt", reference_peak)]
     print(f"\n{grid}^3 (t = {series['time'][0]:g} .. {series['time'][-1]:g}, {len(series['time']) - 1} steps)")
-    print(f"  {'quantity':<28}{'peak':>10}{'t':>7}{'vs 512^3':>11}{'vs digitised':>14}")
-    for name, (value, time) in rows + [("reference 512^3 spectral", (REFERENCE_PEAK, REFERENCE_PEAK_TIME)),
-                                       ("reference digitised (max)", digitised_peak)]:
-        print(f"  {name:<28}{value:10.6f}{time:7.2f}"
-              f"{value / REFERENCE_PEAK - 1:+11.1%}{value / digitised_peak[0] - 1:+14.1%}")
-    l2, worst, worst_time, (start, end) = curve_difference(rate_time, rate, *reference, end_time)
-    print(f"  -dE/dt curve vs digitised reference over {start:.2f} <= t <= {end:.2f}: "
-          f"L2 {l2:.1%}, max {worst:.1%} of the reference peak (at t = {worst_time:.2f}); "
-          f"the digitised curve itself scatters by ~{DIGITISED_SCATTER}")
+    print(f"  {'peak':<28}{'value':>10}{'t':>7}{'vs 512^3':>11}")
+    for name, (value, time) in rows:
+        print(f"  {name:<28}{value:10.6f}{time:7.2f}{value / reference_peak[0] - 1:+11.1%}")
+    print(f"  {'curve vs 512^3':<28}{'L2':>10}{'max':>7}{'at t':>11}")
+    for name, (l2, worst, worst_time) in curves(series, reference, end_time).items():
+        print(f"  {name:<28}{l2:10.2%}{worst:7.1%}{worst_time:11.2f}")
+
+
+def convergence(runs, reference, end_time):
+    """The curve differences over the grids: they must fall as the grid resolves the cascade."""
+    names = list(curves(next(iter(runs.values())), reference, end_time))
+    print("\nrelative L2 difference from the 512^3 reference, by grid")
+    print(f"  {'grid':<8}" + "".join(f"{name:>16}" for name in names))
+    for grid, series in runs.items():
+        differences = curves(series, reference, end_time)
+        print(f"  {str(grid) + '^3':<8}" + "".join(f"{differences[name][0]:16.2%}" for name in names))
 
 
 def plot(runs, reference, path):
     """Reference curve, and -dE/dt (wide, pale) and 2 nu enstrophy (dashed, on top) of each grid:
     the two nearly coincide, so they are drawn so that both stay visible."""
     fig, ax = plt.subplots(figsize=FIGURE_SIZE, dpi=DPI)
-    ax.plot(*reference, "k", lw=2.5, alpha=0.6, label="reference DNS (Wang et al. 2013, digitised)")
-    ax.plot(REFERENCE_PEAK_TIME, REFERENCE_PEAK, "k*", ms=10, label="512$^3$ spectral peak")
+    ax.plot(reference["time"], reference["energy_decay_rate"], "k", lw=2.5, alpha=0.6,
+            label="512$^3$ pseudo-spectral reference $-dE/dt$")
     for (grid, series), colour in zip(runs.items(), plt.cm.tab10.colors):
         ax.plot(*decay_rate(series), color=colour, lw=3, alpha=0.45, label=f"{grid}$^3$  $-dE/dt$")
-        ax.plot(series["time"], series["dissipation"], "--", color=colour, lw=1.2,
+        ax.plot(series["time"], 2 * VISCOSITY * series["enstrophy"], "--", color=colour, lw=1.2,
                 label=f"{grid}$^3$  $2\\nu\\,$enstrophy")
     ax.set_xlabel("time $t\\,V_0/L$")
     ax.set_ylabel("dissipation rate $\\varepsilon\\,L/V_0^3$")
@@ -171,6 +184,7 @@ def main():
         sys.exit(f"meridian failed ({error.returncode}): {' '.join(error.cmd)}")
     for grid, series in runs.items():
         report(grid, series, reference, args.end_time)
+    convergence(runs, reference, args.end_time)
     plot(runs, reference, os.path.join(args.output, "tgv_re1600_dissipation.png"))
 
 
