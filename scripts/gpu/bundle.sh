@@ -110,6 +110,8 @@ for binary in "$out"/libexec/*; do ln -s "../libexec/$(basename "$binary")" "$ou
 cp -r "$source_dir/configs" "$out/share/"
 # The published reference tables some gpu-labelled tests read (the build host's tree is not there).
 cp -r "$source_dir/tests/data" "$out/share/test_data"
+# The Taylor-Green validation script, which the device check runs on its 256^3 run.
+cp "$source_dir/scripts/validation/taylor_green_re1600.py" "$out/share/"
 cp "$source_dir/scripts/gpu/device_check.sh" "$out/"
 # The gpu-labelled tests, with the build's paths turned into the bundle's (one test a line: the name, its
 # processes and the words of its command, its ENVIRONMENT property first through env, separated by tabs).

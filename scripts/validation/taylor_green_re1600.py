@@ -10,18 +10,15 @@ reads DIR/N/diagnostics.h5 and prints, against tests/data/tgv_re1600_spectral512
 curves; then a table of those differences over the grids, and draws the curves in
 DIR/tgv_re1600_dissipation.png.
 
-Run it with Debian's /usr/bin/python3 (it has h5py, numpy and matplotlib)."""
+Run it with Debian's /usr/bin/python3 (it has h5py, numpy and matplotlib). Without matplotlib (the GPU
+image, where scripts/gpu/device_check.sh runs it on a 256^3 run) it prints the same and draws nothing."""
 import argparse
 import os
 import subprocess
 import sys
 
 import h5py
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
-import numpy as np  # noqa: E402
+import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DECK = os.path.join(ROOT, "configs", "cfd", "taylor_green_re1600.toml")
@@ -46,10 +43,13 @@ def parse_args():
                         help="folder for the runs (DIR/N) and the figure (default: output/validation_tgv)")
     parser.add_argument("--reuse", action="store_true",
                         help="don't run a grid whose folder already has a diagnostics.h5 reaching the end time")
+    parser.add_argument("--reference", default=REFERENCE,
+                        help="the 512^3 reference (default: tests/data/tgv_re1600_spectral512.dat)")
     args = parser.parse_args()
     args.grid = args.grid or [64]
     # meridian runs in the repository root: paths given relative to here must not move with it
     args.output = os.path.abspath(args.output)
+    args.reference = os.path.abspath(args.reference)
     if os.sep in args.meridian:
         args.meridian = os.path.abspath(args.meridian)
     return args
@@ -62,9 +62,9 @@ def read_diagnostics(run_dir):
         return {name: group[name][:] for name in ("time", "kinetic_energy", "enstrophy", "energy_decay_rate")}
 
 
-def read_reference():
+def read_reference(path=REFERENCE):
     """The 512^3 reference's columns ('#' lines are its header), under the names the runs use."""
-    time, energy, rate, enstrophy = np.loadtxt(REFERENCE, comments="#", unpack=True)
+    time, energy, rate, enstrophy = np.loadtxt(path, comments="#", unpack=True)
     return {"time": time, "kinetic_energy": energy, "energy_decay_rate": rate, "enstrophy": enstrophy}
 
 
@@ -154,7 +154,14 @@ def convergence(runs, reference, end_time):
 
 def plot(runs, reference, path):
     """Reference curve, and -dE/dt (wide, pale) and 2 nu enstrophy (dashed, on top) of each grid:
-    the two nearly coincide, so they are drawn so that both stay visible."""
+    the two nearly coincide, so they are drawn so that both stay visible. Nothing without matplotlib."""
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"\nno figure: this python ({sys.executable}) has no matplotlib")
+        return
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=FIGURE_SIZE, dpi=DPI)
     ax.plot(reference["time"], reference["energy_decay_rate"], "k", lw=2.5, alpha=0.6,
             label="512$^3$ pseudo-spectral reference $-dE/dt$")
@@ -177,7 +184,7 @@ def plot(runs, reference, path):
 
 def main():
     args = parse_args()
-    reference = read_reference()
+    reference = read_reference(args.reference)
     try:
         runs = {grid: read_diagnostics(run_grid(args, grid)) for grid in args.grid}
     except subprocess.CalledProcessError as error:
