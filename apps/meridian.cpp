@@ -24,6 +24,7 @@
 #include "parallel/fence.hpp"
 #include "parallel/launch_counts.hpp"
 #include "parallel/team_shape.hpp"
+#include "solvers/common/fft/real_to_real_rows.hpp"
 
 namespace app = meridian::app;
 namespace io = meridian::io;
@@ -132,7 +133,9 @@ void print_info() {
 #else
             << "cuFFT    not built in (no CUDA toolkit at configure time)\n"
 #endif
-            << "FFTW     built in (host FFT backend)\n"
+            << "FFTW     built in (host FFT backend; "
+            << (meridian::fft::fftw_has_threads() ? "a rank's OpenMP threads share each transform" : "one thread a rank")
+            << ")\n"
 #ifdef MERIDIAN_HAVE_CUFFT
             << "cuSPARSE built in (sparse products use it when Kokkos has CUDA)\n";
 #else

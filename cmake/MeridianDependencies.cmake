@@ -37,6 +37,14 @@ find_library(FFTW3_LIBRARY fftw3 REQUIRED)
 add_library(meridian_fftw INTERFACE)
 target_include_directories(meridian_fftw SYSTEM INTERFACE ${FFTW3_INCLUDE_DIR})
 target_link_libraries(meridian_fftw INTERFACE ${FFTW3_LIBRARY})
+# With Kokkos' OpenMP backend a rank's threads share its FFTs: FFTW's OpenMP threads (libfftw3_omp, in Debian's
+# libfftw3-dev), which run from outside Kokkos' parallel regions on the same OpenMP runtime.
+if(Kokkos_ENABLE_OPENMP)
+  find_library(FFTW3_OMP_LIBRARY fftw3_omp REQUIRED)
+  find_package(OpenMP REQUIRED COMPONENTS CXX)
+  target_link_libraries(meridian_fftw INTERFACE ${FFTW3_OMP_LIBRARY} OpenMP::OpenMP_CXX)
+  set(MERIDIAN_FFTW_OPENMP ON)
+endif()
 
 # The CUDA toolkit, when present, builds the Kokkos-free cuFFT unit even if Kokkos has no CUDA
 # backend, so that it is compiled and linked on every build here; without it the build goes on.

@@ -1,5 +1,8 @@
 // FFTW backend of LocalFFT (host execution spaces).
 #include <fftw3.h>
+#ifdef MERIDIAN_FFTW_OPENMP
+#include <omp.h>
+#endif
 
 #include <algorithm>
 #include <memory>
@@ -29,12 +32,15 @@ namespace {
 // along the contiguous columns, then `width` columns at a time are copied into a buffer as rows, transformed
 // there and copied back. Against FFTW_ESTIMATE's 2-D plan on one core of the 2-core development machine (L2
 // 512 KiB): 6.6x faster at 256 x 256, 1.1-1.9x from 128 x 128 to 192 x 192, 0.75-0.9x below (not used there).
+// The host's threads take whole planes each, with a buffer each and single-threaded plans, so each plane's
+// values come out the same on any thread count.
 struct ColumnBlocks {
   static constexpr int width = 8;
   Planes planes;
+  int threads = 1;
   fftw_plan rows_aligned = nullptr, rows_unaligned = nullptr;  // along each plane's rows, from in to out
-  fftw_plan block = nullptr, rest = nullptr;                   // `width` (or the last few) columns, in the buffer
-  fftw_complex* buffer = nullptr;
+  fftw_plan block = nullptr, rest = nullptr;                   // `width` (or the last few) columns, in a buffer
+  fftw_complex* buffers = nullptr;                             // one of width x rows values a thread
   ColumnBlocks() = default;
   ColumnBlocks(const ColumnBlocks&) = delete;
   ColumnBlocks& operator=(const ColumnBlocks&) = delete;
@@ -125,13 +131,16 @@ bool simd_aligned(const double* p) { return fftw_alignment_of(const_cast<double*
 // The aligned and the unaligned plan. Planning needs arrays; FFTW_MEASURE writes into them, so they are
 // scratch, and the plans run on other arrays later (new-array execute). PRESERVE_INPUT keeps c2r from
 // destroying an input the caller keeps.
+// The plans share their work among `threads`.
 template <class MakePlan>
-std::pair<fftw_plan, fftw_plan> plan_both(int n, std::size_t values, PlanEffort effort, Input input, MakePlan&& make) {
+std::pair<fftw_plan, fftw_plan> plan_both(int n, std::size_t values, PlanEffort effort, Input input, int threads,
+                                          MakePlan&& make) {
   count_backend_allocation();
   const Scratch in(values), out(values);
   const unsigned flags = (effort == PlanEffort::measure ? FFTW_MEASURE : FFTW_ESTIMATE) |
                          (input == Input::kept ? FFTW_PRESERVE_INPUT : FFTW_DESTROY_INPUT);
   std::lock_guard<std::mutex> lock(fftw_planner_lock());
+  plan_with_threads(threads);
   const std::pair<fftw_plan, fftw_plan> plans{make(flags, in, out), make(flags | FFTW_UNALIGNED, in, out)};
   if (!plans.first || !plans.second)
     throw std::runtime_error("FFTW could not plan a transform of length " + std::to_string(n));
@@ -142,21 +151,24 @@ std::pair<fftw_plan, fftw_plan> plan_both(int n, std::size_t values, PlanEffort 
 std::unique_ptr<ColumnBlocks> column_blocks(Transform transform, Planes planes, PlanEffort effort) {
   auto blocks = std::make_unique<ColumnBlocks>();
   blocks->planes = planes;
+  blocks->threads = std::min(host_threads(), planes.count);
   const std::size_t plane = 2 * static_cast<std::size_t>(planes.rows) * planes.columns;
-  std::tie(blocks->rows_aligned, blocks->rows_unaligned) =
-      plan_both(planes.columns, plane, effort, Input::kept, [&](unsigned flags, const Scratch& in, const Scratch& out) {
+  std::tie(blocks->rows_aligned, blocks->rows_unaligned) = plan_both(
+      planes.columns, plane, effort, Input::kept, 1, [&](unsigned flags, const Scratch& in, const Scratch& out) {
         return plan_rows(transform, planes.columns, planes.rows, RowOrder::contiguous, flags, in, out);
       });
   count_backend_allocation();
-  blocks->buffer = fftw_alloc_complex(static_cast<std::size_t>(ColumnBlocks::width) * planes.rows);
+  blocks->buffers =
+      fftw_alloc_complex(static_cast<std::size_t>(blocks->threads) * ColumnBlocks::width * planes.rows);
   const int sign = transform == Transform::complex_forward ? FFTW_FORWARD : FFTW_BACKWARD;
   const unsigned flags = effort == PlanEffort::measure ? FFTW_MEASURE : FFTW_ESTIMATE;
   const auto in_buffer = [&](int columns) {
-    return fftw_plan_many_dft(1, &planes.rows, columns, blocks->buffer, nullptr, 1, planes.rows, blocks->buffer,
+    return fftw_plan_many_dft(1, &planes.rows, columns, blocks->buffers, nullptr, 1, planes.rows, blocks->buffers,
                               nullptr, 1, planes.rows, sign, flags);
   };
   const int last = planes.columns % ColumnBlocks::width;
   std::lock_guard<std::mutex> lock(fftw_planner_lock());
+  plan_with_threads(1);
   blocks->block = in_buffer(ColumnBlocks::width);
   if (last > 0) blocks->rest = in_buffer(last);
   if (!blocks->block || (last > 0 && !blocks->rest))
@@ -164,31 +176,41 @@ std::unique_ptr<ColumnBlocks> column_blocks(Transform transform, Planes planes, 
   return blocks;
 }
 
-// Each plane: its rows from in to out, then its columns in blocks through the buffer (ColumnBlocks).
-void run_in_column_blocks(const ColumnBlocks& blocks, const double* in, double* out) {
-  const long rows = blocks.planes.rows, columns = blocks.planes.columns, plane = 2 * rows * columns;
-  auto* buffer = reinterpret_cast<double*>(blocks.buffer);
-  for (long k = 0; k < blocks.planes.count; ++k) {
-    const double* from = in + k * plane;
-    double* to = out + k * plane;
-    const fftw_plan rows_plan = simd_aligned(from) && simd_aligned(to) ? blocks.rows_aligned : blocks.rows_unaligned;
-    fftw_execute_dft(rows_plan, reinterpret_cast<fftw_complex*>(const_cast<double*>(from)),
-                     reinterpret_cast<fftw_complex*>(to));
-    for (long first = 0; first < columns; first += ColumnBlocks::width) {
-      const long width = std::min<long>(ColumnBlocks::width, columns - first);
-      for (long j = 0; j < rows; ++j)
-        for (long q = 0; q < width; ++q) {
-          buffer[2 * (q * rows + j)] = to[2 * (j * columns + first + q)];
-          buffer[2 * (q * rows + j) + 1] = to[2 * (j * columns + first + q) + 1];
-        }
-      fftw_execute_dft(width == ColumnBlocks::width ? blocks.block : blocks.rest, blocks.buffer, blocks.buffer);
-      for (long j = 0; j < rows; ++j)
-        for (long q = 0; q < width; ++q) {
-          to[2 * (j * columns + first + q)] = buffer[2 * (q * rows + j)];
-          to[2 * (j * columns + first + q) + 1] = buffer[2 * (q * rows + j) + 1];
-        }
-    }
+// One plane: its rows from `from` to `to`, then its columns in blocks through `buffer` (ColumnBlocks).
+void transform_plane(const ColumnBlocks& blocks, const double* from, double* to, fftw_complex* buffer) {
+  const long rows = blocks.planes.rows, columns = blocks.planes.columns;
+  const fftw_plan rows_plan = simd_aligned(from) && simd_aligned(to) ? blocks.rows_aligned : blocks.rows_unaligned;
+  fftw_execute_dft(rows_plan, reinterpret_cast<fftw_complex*>(const_cast<double*>(from)),
+                   reinterpret_cast<fftw_complex*>(to));
+  auto* values = reinterpret_cast<double*>(buffer);
+  for (long first = 0; first < columns; first += ColumnBlocks::width) {
+    const long width = std::min<long>(ColumnBlocks::width, columns - first);
+    for (long j = 0; j < rows; ++j)
+      for (long q = 0; q < width; ++q) {
+        values[2 * (q * rows + j)] = to[2 * (j * columns + first + q)];
+        values[2 * (q * rows + j) + 1] = to[2 * (j * columns + first + q) + 1];
+      }
+    fftw_execute_dft(width == ColumnBlocks::width ? blocks.block : blocks.rest, buffer, buffer);
+    for (long j = 0; j < rows; ++j)
+      for (long q = 0; q < width; ++q) {
+        to[2 * (j * columns + first + q)] = values[2 * (q * rows + j)];
+        to[2 * (j * columns + first + q) + 1] = values[2 * (q * rows + j) + 1];
+      }
   }
+}
+
+// The planes, shared among the threads in contiguous runs (static), each thread with its own buffer.
+void run_in_column_blocks(const ColumnBlocks& blocks, const double* in, double* out) {
+  const long plane = 2L * blocks.planes.rows * blocks.planes.columns, buffer = ColumnBlocks::width * blocks.planes.rows;
+  const auto run = [&](int thread, long k) {
+    transform_plane(blocks, in + k * plane, out + k * plane, blocks.buffers + thread * buffer);
+  };
+#ifdef MERIDIAN_FFTW_OPENMP
+#pragma omp parallel for schedule(static) num_threads(blocks.threads)
+  for (long k = 0; k < blocks.planes.count; ++k) run(omp_get_thread_num(), k);
+#else
+  for (long k = 0; k < blocks.planes.count; ++k) run(0, k);
+#endif
 }
 
 }  // namespace
@@ -197,7 +219,7 @@ ColumnBlocks::~ColumnBlocks() {
   std::lock_guard<std::mutex> lock(fftw_planner_lock());
   for (fftw_plan p : {rows_aligned, rows_unaligned, block, rest})
     if (p) fftw_destroy_plan(p);
-  fftw_free(buffer);
+  fftw_free(buffers);
 }
 
 LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort effort, RowOrder order, Input input)
@@ -206,7 +228,7 @@ LocalFFT::LocalFFT(Transform transform, int n, int batch, PlanEffort effort, Row
   const bool real = transform == Transform::real_to_complex || transform == Transform::complex_to_real;
   const int complex_length = real ? n / 2 + 1 : n;
   std::tie(plan_->aligned, plan_->unaligned) =
-      plan_both(n, 2 * static_cast<std::size_t>(complex_length) * batch + 2 * n, effort, input,
+      plan_both(n, 2 * static_cast<std::size_t>(complex_length) * batch + 2 * n, effort, input, host_threads(),
                 [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_rows(transform, n, batch, order, flags, in, out); });
 }
 
@@ -219,7 +241,7 @@ LocalFFT::LocalFFT(Transform transform, Planes planes, PlanEffort effort, Input 
   // A real plane's spectrum holds rows x (columns / 2 + 1) complex values: at most rows x (columns + 2) doubles.
   std::tie(plan_->aligned, plan_->unaligned) =
       plan_both(planes.rows, 2 * static_cast<std::size_t>(planes.rows) * (planes.columns + 2) * planes.count, effort, input,
-                [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_planes(transform, planes, flags, in, out); });
+                host_threads(), [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_planes(transform, planes, flags, in, out); });
 }
 
 LocalFFT::LocalFFT(Transform transform, Volume volume, PlanEffort effort, Input input) : plan_(std::make_unique<Plan>()) {
@@ -228,7 +250,7 @@ LocalFFT::LocalFFT(Transform transform, Volume volume, PlanEffort effort, Input 
   plan_->transform = transform;
   const std::size_t spectrum = 2 * static_cast<std::size_t>(volume.nx / 2 + 1) * volume.ny * volume.nz;
   std::tie(plan_->aligned, plan_->unaligned) =
-      plan_both(volume.nx, spectrum, effort, input,
+      plan_both(volume.nx, spectrum, effort, input, host_threads(),
                 [&](unsigned flags, const Scratch& in, const Scratch& out) { return plan_volume(transform, volume, flags, in, out); });
 }
 

@@ -2,6 +2,8 @@
 
 #include <fftw3.h>
 
+#include <Kokkos_Core.hpp>
+
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -14,6 +16,25 @@ namespace meridian::fft {
 std::mutex& fftw_planner_lock() {
   static std::mutex lock;
   return lock;
+}
+
+void plan_with_threads(int threads) {
+#ifdef MERIDIAN_FFTW_OPENMP
+  static const bool ready = fftw_init_threads() != 0;
+  if (ready) fftw_plan_with_nthreads(threads);
+#else
+  (void)threads;
+#endif
+}
+
+int host_threads() { return Kokkos::DefaultHostExecutionSpace().concurrency(); }
+
+bool fftw_has_threads() {
+#ifdef MERIDIAN_FFTW_OPENMP
+  return true;
+#else
+  return false;
+#endif
 }
 
 // FFTW runs a plan only on arrays like those it was made for: in place or not, SIMD-aligned or not.
@@ -66,6 +87,7 @@ RealToRealRows::RealToRealRows(RealKind kind, int n, int batch, int inner) : pla
   const unsigned flags = FFTW_ESTIMATE | FFTW_PRESERVE_INPUT | FFTW_NO_BUFFERING;
   {
     std::lock_guard<std::mutex> lock(fftw_planner_lock());
+    plan_with_threads(host_threads());
     for (int in_place = 0; in_place < 2; ++in_place)
       for (int unaligned = 0; unaligned < 2; ++unaligned)
         plans_->plan[in_place][unaligned] =

@@ -10,6 +10,13 @@ namespace meridian::fft {
 
 // FFTW's planner is not thread-safe: every plan in the process is made under this lock.
 std::mutex& fftw_planner_lock();
+// Under that lock, before planning: plans share their work among `threads` (FFTW's OpenMP threads, in a build
+// whose Kokkos runs OpenMP; elsewhere there is one).
+void plan_with_threads(int threads);
+// The host execution space's threads: a rank's share of the cores.
+int host_threads();
+// Whether FFTW's plans share their work among host_threads() (a build whose Kokkos runs OpenMP).
+bool fftw_has_threads();
 
 // FFTW's kinds by FFTW's names: FFTW_R2HC, FFTW_HC2R, FFTW_REDFT10, ...
 enum class RealKind { r2hc, hc2r, redft10, redft01, rodft10, rodft01, redft11, rodft11, rodft00 };
