@@ -151,7 +151,7 @@ std::pair<fftw_plan, fftw_plan> plan_both(int n, std::size_t values, PlanEffort 
 std::unique_ptr<ColumnBlocks> column_blocks(Transform transform, Planes planes, PlanEffort effort) {
   auto blocks = std::make_unique<ColumnBlocks>();
   blocks->planes = planes;
-  blocks->threads = std::min(host_threads(), planes.count);
+  blocks->threads = std::max(1, std::min(host_threads(), planes.count));  // a rank may hold no plane
   const std::size_t plane = 2 * static_cast<std::size_t>(planes.rows) * planes.columns;
   std::tie(blocks->rows_aligned, blocks->rows_unaligned) = plan_both(
       planes.columns, plane, effort, Input::kept, 1, [&](unsigned flags, const Scratch& in, const Scratch& out) {
