@@ -20,7 +20,8 @@ void count_backend_allocation();
 // 2-D transforms of `count` contiguous planes of rows x columns values (columns contiguous; the real
 // transforms' complex planes rows x (columns / 2 + 1)); a complex plane of one column is a 1-D transform of its
 // rows. A slab FFT transforms its (y, z) planes so, where a transform along y alone would have run along a
-// stride; the direct Poisson solver's Makhoul form its (y, x) planes.
+// stride; the direct Poisson solver's Makhoul form its (y, x) planes. (FFTW backend: complex planes from 128 x 128
+// values run their column pass in buffered blocks, a plane a host thread; local_fft_fftw.cpp.)
 struct Planes {
   int count = 1, rows = 1, columns = 1;
 };
