@@ -18,7 +18,7 @@ spectral="$SOURCE_DIR/configs/cfd/taylor_green_re1600.toml"
 steps=(--set cfd.dt=0.01 --set run.end_time=0.03 --set run.output_interval=0.03 --set run.progress_every=1000)
 cavity="$SOURCE_DIR/configs/cfd/lid_driven_cavity_3d.toml"
 for threads in 1 2; do
-  on_threads "$threads" volume "$spectral" --set mesh.nx=32 --set mesh.ny=32 --set mesh.nz=32 "${steps[@]}"
+  on_threads "$threads" volume "$spectral" --set mesh.nx=64 --set mesh.ny=64 --set mesh.nz=64 "${steps[@]}"
   on_threads "$threads" planes "$spectral" --set mesh.nx=12 --set mesh.ny=48 --set mesh.nz=40 "${steps[@]}"
   on_threads "$threads" blocks "$spectral" --set mesh.nx=12 --set mesh.ny=128 --set mesh.nz=130 "${steps[@]}"
   on_threads "$threads" cavity "$cavity" --set mesh.nx=32 --set mesh.ny=32 --set mesh.nz=32 --set run.max_steps=4 \
