@@ -13,19 +13,26 @@ struct CellBounds {
   double x0, y0, z0, dx, dy, dz;
 };
 
-// The quadrature point by point: any shape, any wind. `z_points` is 1 on a 2-D grid (its one z point mid-cell).
+// Point p of an axis's `points` across a cell from `lower`, `width` wide, and its weight: the Gauss rule's, or
+// one point mid-cell of weight 1 (a 2-D grid's z).
+KOKKOS_INLINE_FUNCTION double quadrature_coordinate(double lower, double width, int p, int points) {
+  return lower + (0.5 + (points > 1 ? GaussRule::node(p) : 0.0)) * width;
+}
+KOKKOS_INLINE_FUNCTION double quadrature_weight(int p, int points) { return points > 1 ? GaussRule::weight(p) : 1.0; }
+
+// The quadrature point by point: any shape, any wind. `z_points` is 1 on a 2-D grid.
 KOKKOS_INLINE_FUNCTION double point_quadrature_average(const Shape& shape, const Departure& departure,
                                                        const CellBounds& cell, int z_points) {
+  constexpr int n = GaussRule::points;
   double sum = 0;
   for (int pz = 0; pz < z_points; ++pz)
-    for (int py = 0; py < GaussRule::points; ++py)
-      for (int px = 0; px < GaussRule::points; ++px) {
-        double x = cell.x0 + (0.5 + GaussRule::node(px)) * cell.dx;
-        double y = cell.y0 + (0.5 + GaussRule::node(py)) * cell.dy;
-        double z = cell.z0 + (0.5 + (z_points > 1 ? GaussRule::node(pz) : 0.0)) * cell.dz;
+    for (int py = 0; py < n; ++py)
+      for (int px = 0; px < n; ++px) {
+        double x = quadrature_coordinate(cell.x0, cell.dx, px, n);
+        double y = quadrature_coordinate(cell.y0, cell.dy, py, n);
+        double z = quadrature_coordinate(cell.z0, cell.dz, pz, z_points);
         if (!departure(x, y, z)) continue;
-        const double wz = z_points > 1 ? GaussRule::weight(pz) : 1.0;
-        sum += wz * GaussRule::weight(py) * GaussRule::weight(px) * shape(x, y, z);
+        sum += quadrature_weight(pz, z_points) * quadrature_weight(py, n) * quadrature_weight(px, n) * shape(x, y, z);
       }
   return sum;
 }
@@ -40,8 +47,8 @@ KOKKOS_INLINE_FUNCTION AxisSums axis_sums(const Shape& shape, const Departure& d
                                           double width, int points) {
   AxisSums sums;
   for (int p = 0; p < points; ++p) {
-    double c = lower + (0.5 + (points > 1 ? GaussRule::node(p) : 0.0)) * width;
-    const double weight = points > 1 ? GaussRule::weight(p) : 1.0;
+    double c = quadrature_coordinate(lower, width, p, points);
+    const double weight = quadrature_weight(p, points);
     if (!departure.carry_back(axis, c)) continue;
     sums.inside += weight;
     sums.factor += weight * shape.factor(axis, c);
