@@ -19,26 +19,12 @@ struct Shape {
   static constexpr double slot_width = 0.05, slot_length = 0.25;
 
   KOKKOS_INLINE_FUNCTION double operator()(double x, double y, double z) const {
+    if (separable()) return base() + amplitude() * factor(0, x) * factor(1, y) * factor(2, z);
     const double dz = dimensions == 3 ? z - cz : 0.0;
     const double r = km::sqrt((x - cx) * (x - cx) + (y - cy) * (y - cy) + dz * dz);
-    switch (kind) {
-      case ShapeKind::gaussian: {
-        // e-folding width radius/2: the hill is below 1e-4 of its peak at twice the radius.
-        const double s = 2 * r / radius;
-        return km::exp(-s * s);
-      }
-      case ShapeKind::cosine_bell: return r < radius ? 0.5 * (1 + km::cos(pi * r / radius)) : 0.0;
-      case ShapeKind::slotted_disk: {
-        const bool in_slot = km::fabs(x - cx) < 0.5 * slot_width && y < cy - radius + slot_length;
-        return r < radius && !in_slot ? 1.0 : 0.0;
-      }
-      case ShapeKind::sine_wave: {
-        const double zf = dimensions == 3 ? km::sin(2 * pi * z) : 1.0;
-        return 1.0 + 0.5 * km::sin(2 * pi * x) * km::sin(2 * pi * y) * zf;
-      }
-      case ShapeKind::constant: return 1.0;
-    }
-    return 0.0;
+    if (kind == ShapeKind::cosine_bell) return r < radius ? 0.5 * (1 + km::cos(pi * r / radius)) : 0.0;
+    const bool in_slot = km::fabs(x - cx) < 0.5 * slot_width && y < cy - radius + slot_length;
+    return r < radius && !in_slot ? 1.0 : 0.0;
   }
 
   // The sine wave, the Gaussian hill and the constant are base + amplitude gx(x) gy(y) gz(z); the cosine bell and
@@ -51,7 +37,8 @@ struct Shape {
     return kind == ShapeKind::sine_wave ? 0.5 : kind == ShapeKind::gaussian ? 1.0 : 0.0;
   }
   // g along `axis` at coordinate c (1 along z in 2-D): the Gaussian's exp(-(2 r / radius)^2) is the product of
-  // exp(-(2 d / radius)^2) over the axes' distances d from the centre.
+  // exp(-(2 d / radius)^2) over the axes' distances d from the centre. Its e-folding width is radius/2, so the
+  // hill is below 1e-4 of its peak at twice the radius.
   KOKKOS_INLINE_FUNCTION double factor(int axis, double c) const {
     if ((axis == 2 && dimensions != 3) || kind == ShapeKind::constant) return 1.0;
     if (kind == ShapeKind::sine_wave) return km::sin(2 * pi * c);
