@@ -126,8 +126,8 @@ def curves(series, reference, end_time):
                                                reference["kinetic_energy"], end_time)}
 
 
-def report(grid, series, reference, end_time):
-    """Print the peaks of one grid against the reference's, and the curve differences."""
+def report(grid, series, reference, differences):
+    """Print the peaks of one grid against the reference's, and its curves' differences."""
     reference_peak = peak(reference["time"], reference["energy_decay_rate"])
     rows = [("-dE/dt, argmax", peak(*decay_rate(series))),
             (f"-dE/dt, max in {PEAK_WINDOW[0]:g}<=t<={PEAK_WINDOW[1]:g}", peak(*decay_rate(series), PEAK_WINDOW)),
@@ -138,18 +138,17 @@ def report(grid, series, reference, end_time):
     for name, (value, time) in rows:
         print(f"  {name:<28}{value:10.6f}{time:7.2f}{value / reference_peak[0] - 1:+11.1%}")
     print(f"  {'curve vs 512^3':<28}{'L2':>10}{'max':>7}{'at t':>11}")
-    for name, (l2, worst, worst_time) in curves(series, reference, end_time).items():
+    for name, (l2, worst, worst_time) in differences.items():
         print(f"  {name:<28}{l2:10.2%}{worst:7.1%}{worst_time:11.2f}")
 
 
-def convergence(runs, reference, end_time):
+def convergence(differences):
     """The curve differences over the grids: they must fall as the grid resolves the cascade."""
-    names = list(curves(next(iter(runs.values())), reference, end_time))
+    names = list(next(iter(differences.values())))
     print("\nrelative L2 difference from the 512^3 reference, by grid")
     print(f"  {'grid':<8}" + "".join(f"{name:>16}" for name in names))
-    for grid, series in runs.items():
-        differences = curves(series, reference, end_time)
-        print(f"  {str(grid) + '^3':<8}" + "".join(f"{differences[name][0]:16.2%}" for name in names))
+    for grid, by_name in differences.items():
+        print(f"  {str(grid) + '^3':<8}" + "".join(f"{by_name[name][0]:16.2%}" for name in names))
 
 
 def plot(runs, reference, path):
@@ -189,9 +188,10 @@ def main():
         runs = {grid: read_diagnostics(run_grid(args, grid)) for grid in args.grid}
     except subprocess.CalledProcessError as error:
         sys.exit(f"meridian failed ({error.returncode}): {' '.join(error.cmd)}")
+    differences = {grid: curves(series, reference, args.end_time) for grid, series in runs.items()}
     for grid, series in runs.items():
-        report(grid, series, reference, args.end_time)
-    convergence(runs, reference, args.end_time)
+        report(grid, series, reference, differences[grid])
+    convergence(differences)
     plot(runs, reference, os.path.join(args.output, "tgv_re1600_dissipation.png"))
 
 
