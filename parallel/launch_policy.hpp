@@ -81,18 +81,6 @@ Tile<rank> host_tile(const IndexRange<rank>& range) {
   return tile;
 }
 
-// A transpose reads along axis `read` and writes along axis `written` (each the axis contiguous in its View).
-// Host: tiles spanning both keep both sides' cache lines in cache while they are used (on the 128^3 reorders
-// here 4 read x 32 written took 1.5-2.1 ms, 16 x 16 up to 4.2 ms); GPU: warps along the written axis, so the
-// stores coalesce.
-inline Tile<3> transpose_tile(const Cells& range, std::size_t read, std::size_t written, bool gpu) {
-  if (gpu) return gpu_tile(range, written);
-  Tile<3> tile{1, 1, 1};
-  tile[read] = 4;
-  tile[written] = read == written ? 128 : 32;
-  return tile;
-}
-
 // Every launch here is marked light-weight. Kokkos 4.6's CUDA backend otherwise passes a kernel whose functor
 // and policy exceed 512 bytes (the MAC stencils: four fields and the grid) through constant memory, and that
 // launch first waits on the host until the previous such kernel has finished, then copies the functor there
@@ -116,10 +104,6 @@ MDPolicy<rank> policy_with_tile(const IndexRange<rank>& range, const Tile<rank>&
 template <std::size_t rank>
 MDPolicy<rank> policy(const IndexRange<rank>& range) {
   return policy_with_tile(range, device_memory_is_host ? host_tile(range) : gpu_tile(range));
-}
-
-inline MDPolicy<3> transpose_policy(const Cells& range, std::size_t read, std::size_t written) {
-  return policy_with_tile(range, transpose_tile(range, read, written, !device_memory_is_host));
 }
 
 // The same range less one axis that holds a single index (a 2-D grid's one z plane, a 2-D spectrum's one kz).

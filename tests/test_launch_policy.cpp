@@ -70,7 +70,7 @@ std::vector<parallel::Boxes> boxes() {
   return all;
 }
 
-// Transposes: each axis in turn long, the others short, and the (read, written) pairs of every transpose.
+// Boxes that a copy transposes (parallel/box_copy.hpp): each axis in turn long, the others short.
 std::vector<parallel::Cells> transposes() {
   std::vector<parallel::Cells> all;
   for (long n : extents) {
@@ -87,11 +87,9 @@ TEST(LaunchPolicy, GpuTilesObeyCudaLimitsAlongTheContiguousIndex) {
   for (const auto& r : boxes()) expect_legal(r, parallel::gpu_tile(r), 3);
 }
 
-TEST(LaunchPolicy, GpuTransposeTilesLieAlongTheWrittenAxis) {
+TEST(LaunchPolicy, GpuTilesObeyCudaLimitsAlongAnyAxis) {
   for (const auto& r : transposes())
-    for (std::size_t read = 0; read < 3; ++read)
-      for (std::size_t written = 0; written < 3; ++written)
-        expect_legal(r, parallel::transpose_tile(r, read, written, true), written);
+    for (std::size_t written = 0; written < 3; ++written) expect_legal(r, parallel::gpu_tile(r, written), written);
 }
 
 // A 2-D grid's cells (one z plane) and a 2-D spectrum's modes (one kz) launch as planes.
@@ -151,15 +149,6 @@ long misvisited_by_for_each(const parallel::Boxes& r) {
   return misvisited(counts);
 }
 
-long misvisited_by_transpose(const parallel::Cells& r, std::size_t read, std::size_t written) {
-  const Counts counts("visits", r.count());
-  const long ny = r.extent(1), nx = r.extent(2);
-  Kokkos::parallel_for(
-      "test::transpose", parallel::transpose_policy(r, read, written),
-      KOKKOS_LAMBDA(const long k, const long j, const long i) { Kokkos::atomic_add(&counts((k * ny + j) * nx + i), 1); });
-  return misvisited(counts);
-}
-
 // The reduction's own count of visits must match too: a skipped index would leave both short.
 long misvisited_by_reduce(const parallel::Cells& r) {
   const Counts counts("visits", r.count());
@@ -195,14 +184,6 @@ TEST(LaunchPolicy, EveryPolicyVisitsEachIndexOnce) {
     EXPECT_EQ(misvisited_by_for_each(r), 0) << r.extent(0) << " x " << r.extent(1) << " x " << r.extent(2);
   for (const auto& r : boxes())
     EXPECT_EQ(misvisited_by_for_each(r), 0) << r.extent(0) << " components, " << r.extent(1) << " x " << r.extent(3);
-}
-
-TEST(LaunchPolicy, EveryTransposePolicyVisitsEachIndexOnce) {
-  for (const auto& r : transposes())
-    for (std::size_t read = 0; read < 3; ++read)
-      for (std::size_t written = 0; written < 3; ++written)
-        EXPECT_EQ(misvisited_by_transpose(r, read, written), 0)
-            << r.extent(0) << " x " << r.extent(1) << " x " << r.extent(2) << ", read " << read << ", written " << written;
 }
 
 TEST(LaunchPolicy, EveryReductionVisitsEachIndexOnce) {

@@ -6,7 +6,7 @@
 
 #include "mesh/timers.hpp"
 #include "parallel/fence.hpp"
-#include "parallel/launch_policy.hpp"
+#include "parallel/box_copy.hpp"
 
 namespace meridian::direct_poisson {
 
@@ -22,16 +22,10 @@ Box intersection(const Box& a, const Box& b) {
   return both;
 }
 
-// Where global index (z, y, x) of `box` lies in a block: sum over axes of (index - offset) * stride.
-struct Placement {
-  Kokkos::Array<long, 3> stride;
-  long first;  // the flat index of the box's first element
-  KOKKOS_INLINE_FUNCTION long at(long k, long j, long i) const {
-    return first + k * stride[0] + j * stride[1] + i * stride[2];
-  }
-};
+using parallel::BoxPlacement;
 
-Placement placement(const BlockLayout& layout, const Box& box) {
+// Where index (z, y, x) of `box`, counted from its corner, lies in a block.
+BoxPlacement placement(const BlockLayout& layout, const Box& box) {
   const Kokkos::Array<long, 3> stride = logical_strides(layout);
   long first = 0;
   for (int axis = 0; axis < 3; ++axis) first += (box.offset[axis] - layout.box.offset[axis]) * stride[axis];
@@ -39,16 +33,7 @@ Placement placement(const BlockLayout& layout, const Box& box) {
 }
 
 // A box's values in (z, y, x) order, x fastest: how they travel in a message.
-Placement packed(const Box& box, long at) { return {{box.count[1] * box.count[2], box.count[2], 1}, at}; }
-
-parallel::Cells cells_of(const Box& box) { return {{0, 0, 0}, {box.count[0], box.count[1], box.count[2]}}; }
-
-void copy_box(const char* label, const Box& box, const double* from, const Placement& read, double* to,
-              const Placement& written) {
-  parallel::for_each(label, cells_of(box), KOKKOS_LAMBDA(const long k, const long j, const long i) {
-    to[written.at(k, j, i)] = from[read.at(k, j, i)];
-  });
-}
+BoxPlacement packed(const Box& box, long at) { return {{box.count[1] * box.count[2], box.count[2], 1}, at}; }
 
 bool same_places(const BlockLayout& a, const BlockLayout& b) {
   const Kokkos::Array<long, 3> sa = logical_strides(a), sb = logical_strides(b);
@@ -106,18 +91,20 @@ PencilReshape::PencilReshape(MPI_Comm comm, const std::vector<BlockLayout>& from
 void PencilReshape::operator()(const Kokkos::View<double*>& in, const Kokkos::View<double*>& out) {
   timing::ScopedTimer timer("direct poisson reshape");
   if (own_.size() > 0)
-    copy_box("direct_poisson::reshape_own", own_, in.data(), placement(from_, own_), out.data(), placement(to_, own_));
+    parallel::copy_box("direct_poisson::reshape_own", own_.count, in.data(), placement(from_, own_), out.data(),
+                       placement(to_, own_));
   if (single_rank_) return;  // MPI_Alltoallv is collective: every rank of a larger communicator takes part
   for (const Segment& s : sends_)
-    copy_box("direct_poisson::pack", s.box, in.data(), placement(from_, s.box), send_.values().data(), packed(s.box, s.at));
+    parallel::copy_box("direct_poisson::pack", s.box.count, in.data(), placement(from_, s.box), send_.values().data(),
+                       packed(s.box, s.at));
   parallel::fence();  // MPI reads the packed buffer
   double* sending = send_.send_from(static_cast<std::size_t>(sent_));
   MPI_Alltoallv(sending, send_counts_.data(), send_offsets_.data(), MPI_DOUBLE, receive_.receive_into(),
                 receive_counts_.data(), receive_offsets_.data(), MPI_DOUBLE, comm_);
   receive_.received(static_cast<std::size_t>(received_));
   for (const Segment& s : receives_)
-    copy_box("direct_poisson::unpack", s.box, receive_.values().data(), packed(s.box, s.at), out.data(),
-             placement(to_, s.box));
+    parallel::copy_box("direct_poisson::unpack", s.box.count, receive_.values().data(), packed(s.box, s.at),
+                       out.data(), placement(to_, s.box));
 }
 
 }  // namespace meridian::direct_poisson

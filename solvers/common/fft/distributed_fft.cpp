@@ -6,6 +6,7 @@
 
 #include "mesh/decomposition.hpp"
 #include "mesh/timers.hpp"
+#include "parallel/box_copy.hpp"
 #include "parallel/fence.hpp"
 #include "parallel/launch_counts.hpp"
 #include "parallel/launch_policy.hpp"
@@ -39,25 +40,15 @@ std::array<int, 2> choose_grid(MPI_Comm comm, const std::array<long, 3>& cells, 
 }
 
 using Axes = Kokkos::Array<int, 3>;
+using parallel::BoxPlacement;
 
-// Where (kept, gathered, scattered) index i lies in a pencil: i . strides, in complex values.
-struct Strides {
-  long kept, gathered, scattered;
-  KOKKOS_INLINE_FUNCTION long at(long k, long g, long s) const { return k * kept + g * gathered + s * scattered; }
-};
-
-Strides strides_of(const ComplexPencil& v, const Axes& axis) {
-  return {static_cast<long>(v.stride(axis[0])), static_cast<long>(v.stride(axis[1])), static_cast<long>(v.stride(axis[2]))};
+// Where (kept, gathered, scattered) index i of a box lies in a pencil, in complex values, the box starting at
+// index `offset` of the logical axis `shifted`.
+BoxPlacement placement_of(const ComplexPencil& v, const Axes& axis, int shifted, long offset) {
+  const Kokkos::Array<long, 3> stride{static_cast<long>(v.stride(axis[0])), static_cast<long>(v.stride(axis[1])),
+                                      static_cast<long>(v.stride(axis[2]))};
+  return {stride, offset * stride[shifted]};
 }
-
-// (kept, gathered, scattered) extents of a transpose's loop; `read` and `written`: the logical axes (0 kept,
-// 1 gathered, 2 scattered) contiguous in source and target. The tiled 3-D range needs no index division.
-parallel::MDPolicy<3> transpose_policy(long kept, long gathered, long scattered, int read, int written) {
-  return parallel::transpose_policy(parallel::Cells{{0, 0, 0}, {kept, gathered, scattered}}, read, written);
-}
-
-// The logical axis that is contiguous (View dimension 2) in a pencil.
-int contiguous_axis(const Axes& axis) { return axis[0] == 2 ? 0 : axis[1] == 2 ? 1 : 2; }
 
 using ComplexBuffer = Kokkos::View<Complex*, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
@@ -65,44 +56,30 @@ ComplexBuffer as_complex(const Kokkos::View<double*>& buffer) {
   return ComplexBuffer(reinterpret_cast<Complex*>(buffer.data()), buffer.extent(0) / 2);
 }
 
-// Copies a (kept, gathered, scattered) box of complex values from `source` to `target`, where index i lies at
-// in.at(i) and out.at(i), times `scale`; `read` and `written` name the logical axes contiguous in each, which
-// shape the tiles. Packing, unpacking and a rank's own share are all this one move.
-void move_box(const char* label, const std::array<long, 3>& extent, const Complex* source, Strides in, int read,
-              Complex* target, Strides out, int written, double scale) {
-  Kokkos::parallel_for(
-      label, transpose_policy(extent[0], extent[1], extent[2], read, written),
-      KOKKOS_LAMBDA(const long k, const long g, const long s) { target[out.at(k, g, s)] = scale * source[in.at(k, g, s)]; });
-}
-
 // This rank's own share goes straight from `from` to `to`: its slice of the scattered axis, its rows of the
 // gathered one. With one rank in the communicator that is the whole transpose.
 void move_own(const PencilTranspose& t, const ComplexPencil& from, const ComplexPencil& to, double scale) {
-  const Strides in = strides_of(from, t.from_axis), out = strides_of(to, t.to_axis);
   const long my_gathered = block_size(t.gathered, t.parts, t.me), my_scattered = block_size(t.scattered, t.parts, t.me);
-  move_box("fft::own_share", {t.kept, my_gathered, my_scattered},
-           from.data() + block_offset(t.scattered, t.parts, t.me) * in.scattered, in, contiguous_axis(t.from_axis),
-           to.data() + block_offset(t.gathered, t.parts, t.me) * out.gathered, out, contiguous_axis(t.to_axis), scale);
+  parallel::copy_box("fft::own_share", {t.kept, my_gathered, my_scattered}, from.data(),
+                     placement_of(from, t.from_axis, 2, block_offset(t.scattered, t.parts, t.me)), to.data(),
+                     placement_of(to, t.to_axis, 1, block_offset(t.gathered, t.parts, t.me)), scale);
 }
 
 // To rank p goes the slice of the scattered axis it will own, packed in (kept, gathered, scattered) order.
 void pack(const PencilTranspose& t, int p, const ComplexPencil& from, const ComplexBuffer& send) {
-  const Strides in = strides_of(from, t.from_axis);
   const long my_gathered = block_size(t.gathered, t.parts, t.me);
   const long width = block_size(t.scattered, t.parts, p), first = block_offset(t.scattered, t.parts, p);
-  move_box("fft::pack", {t.kept, my_gathered, width}, from.data() + first * in.scattered, in,
-           contiguous_axis(t.from_axis), send.data() + t.send_offsets[p] / 2, Strides{my_gathered * width, width, 1},
-           2, 1);
+  parallel::copy_box("fft::pack", {t.kept, my_gathered, width}, from.data(), placement_of(from, t.from_axis, 2, first), send.data(),
+                     BoxPlacement{{my_gathered * width, width, 1}, t.send_offsets[p] / 2});
 }
 
 // From rank p comes its slice of the gathered axis, for this rank's part of the scattered one.
 void unpack(const PencilTranspose& t, int p, const ComplexBuffer& receive, const ComplexPencil& to, double scale) {
-  const Strides out = strides_of(to, t.to_axis);
   const long my_scattered = block_size(t.scattered, t.parts, t.me);
   const long height = block_size(t.gathered, t.parts, p), first = block_offset(t.gathered, t.parts, p);
-  move_box("fft::unpack", {t.kept, height, my_scattered}, receive.data() + t.receive_offsets[p] / 2,
-           Strides{height * my_scattered, my_scattered, 1}, 2, to.data() + first * out.gathered, out,
-           contiguous_axis(t.to_axis), scale);
+  parallel::copy_box("fft::unpack", {t.kept, height, my_scattered}, receive.data(),
+                     BoxPlacement{{height * my_scattered, my_scattered, 1}, t.receive_offsets[p] / 2}, to.data(),
+                     placement_of(to, t.to_axis, 1, first), scale);
 }
 
 // Whether FFTW's one volume transform, writing the transposed spectral layout, beats the slab path on one rank:
