@@ -42,17 +42,19 @@ inline int contiguous_axis(const std::array<long, 3>& extent, const BoxPlacement
 // Boxes whose target is larger than this are written past the cache: the next stage cannot find them there.
 inline constexpr long streamed_bytes = 32L << 20;
 
-// A store that bypasses the cache, and so neither reads the line first nor evicts what the cache holds.
+// A store that bypasses the cache, and so neither reads the line first nor evicts what the cache holds; values
+// of whole 8-byte words on x86-64 (doubles, complex doubles), a plain store elsewhere.
 template <class T>
 inline void stream_store(T* target, const T& value) {
 #if defined(__SSE2__) && defined(__x86_64__)
-  static_assert(sizeof(T) % 8 == 0 && std::is_trivially_copyable_v<T>, "streamed values are whole 8-byte words");
-  long long words[sizeof(T) / 8];
-  std::memcpy(words, &value, sizeof(T));
-  for (std::size_t w = 0; w < sizeof(T) / 8; ++w) _mm_stream_si64(reinterpret_cast<long long*>(target) + w, words[w]);
-#else
-  *target = value;
+  if constexpr (sizeof(T) % 8 == 0 && std::is_trivially_copyable_v<T>) {
+    long long words[sizeof(T) / 8];
+    std::memcpy(words, &value, sizeof(T));
+    for (std::size_t w = 0; w < sizeof(T) / 8; ++w) _mm_stream_si64(reinterpret_cast<long long*>(target) + w, words[w]);
+    return;
+  }
 #endif
+  *target = value;
 }
 
 inline void end_streamed_stores() {
