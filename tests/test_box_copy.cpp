@@ -91,10 +91,11 @@ TEST(BoxCopy, EveryPairOfAxisOrdersPlacesEachValueOnce) {
       }
 }
 
-// A target past parallel::streamed_bytes, written with non-temporal stores on the host.
-TEST(BoxCopy, LargeTransposesArriveWhole) {
+// Boxes past parallel::streamed_bytes: a transposing copy writes them with non-temporal stores on the host.
+TEST(BoxCopy, LargeBoxesArriveWhole) {
   const Extent e{40, 257, 300};
   ASSERT_GT(e[0] * e[1] * e[2] * static_cast<long>(sizeof(Complex)), parallel::streamed_bytes);
   EXPECT_EQ(wrong_values<Complex>(e, {0, 1, 2}, {2, 1, 0}, 0.25), 0);
   EXPECT_EQ(wrong_values<Complex>(e, {2, 1, 0}, {0, 2, 1}, 1.0), 0);
+  EXPECT_EQ(wrong_values<Complex>(e, {1, 0, 2}, {0, 1, 2}, 0.5), 0);  // rows along x on both sides
 }
