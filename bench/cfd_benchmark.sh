@@ -6,9 +6,9 @@
 # steps of the fixed dt 0.001, with output, checkpoints, diagnostics and progress lines switched off (the field
 # output at t = 0 and at the end and the final checkpoint cannot be; they are outside the step and left out).
 # From rank 0's run summary it takes the step's three phases: compute, fft local (FFTW's 1-D transforms) and
-# fft transpose (pack, MPI_Alltoallv, unpack; on 1 rank none for the power-of-two grids up to 128^3 run here, where
-# FFTW transforms the whole volume into the spectral layout in one call and the run summary has no such line, a
-# local reordering on other grids); before them it runs
+# fft transpose (pack, MPI_Alltoallv, unpack; on 1 rank none for the power-of-two grids up to 64^3, where FFTW
+# transforms the whole volume into the spectral layout in one call and the run summary has no such line, a local
+# reordering on other grids); before them it runs
 # bench/fftw_reference (one 3-D r2c + c2r pair with FFTW_MEASURE and FFTW_ESTIMATE, one process) at each size.
 #
 # Transforms per step: 4 RK4 stages x 9 (3 backward of velocity, 3 backward of vorticity, 3 forward of the

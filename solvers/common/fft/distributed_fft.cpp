@@ -83,11 +83,11 @@ void unpack(const PencilTranspose& t, int p, const ComplexBuffer& receive, const
 }
 
 // Whether FFTW's one volume transform, writing the transposed spectral layout, beats the slab path on one rank:
-// measured so only on 3-D grids with power-of-two extents up to 128^3 cells (distributed_fft.hpp).
+// measured so only on 3-D grids with power-of-two extents up to 64^3 cells (distributed_fft.hpp).
 bool volume_transform_pays(const std::array<long, 3>& cells) {
   const auto power_of_two = [](long n) { return (n & (n - 1)) == 0; };
   return cells[2] > 1 && power_of_two(cells[0]) && power_of_two(cells[1]) && power_of_two(cells[2]) &&
-         cells[0] * cells[1] * cells[2] <= 128L * 128 * 128;
+         cells[0] * cells[1] * cells[2] <= 64L * 64 * 64;
 }
 
 // A transpose's geometry with its MPI_Alltoallv counts and offsets.

@@ -10,10 +10,11 @@
 // reshapes do, not through the buffers and MPI. With slabs (p2 = 1, which one rank is too) a rank holds every z
 // and, after one transpose, every y: that transpose unpacks straight into the spectral layout, where one batched
 // 2-D transform of the (y, z) planes finishes the job, so each direction has one transpose, not two. One rank on
-// the host, on a 3-D grid of up to 128^3 cells with power-of-two extents, makes no transpose of its own: FFTW
+// the host, on a 3-D grid of up to 64^3 cells with power-of-two extents, makes no transpose of its own: FFTW
 // transforms the whole volume in one call, writing the spectral layout as it goes (LocalFFT's Volume). Only
-// there does that pay: 0.73-0.84 of the slab path's FFT time at 32^3, 64^3 and 128^3 on one core, but 1.2-1.7x at
-// 96^3, 160^3, 192^3 and 256^3 and on 2-D grids from 512^2 (bench/README.md).
+// there does that pay: 0.73-0.84 of the slab path's FFT time at 32^3 and 64^3 on one core, the same step time at
+// 64^3 since the transposes' tiles (parallel/box_copy.hpp), but 1.2-1.7x at 96^3, 160^3, 192^3 and 256^3 and on 2-D
+// grids from 512^2, and since those tiles 1.15-1.2x the slab path's step time at 128^3 (bench/README.md).
 #include <mpi.h>
 
 #include <Kokkos_Complex.hpp>
