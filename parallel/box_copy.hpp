@@ -30,6 +30,11 @@ struct BoxPlacement {
   }
 };
 
+// A box's values in order, the last axis fastest, from `first` on: how they travel in a message.
+inline BoxPlacement packed_placement(const std::array<long, 3>& extent, long first) {
+  return {{extent[1] * extent[2], extent[2], 1}, first};
+}
+
 // The axis along which a placement's values are contiguous: the smallest stride of an axis with more than one
 // index (2 where none has).
 inline int contiguous_axis(const std::array<long, 3>& extent, const BoxPlacement& placement) {
@@ -71,13 +76,17 @@ struct HostTileCopy {
   const T* from;
   T* to;
   BoxPlacement in, out;
-  int read, written, third;
+  int read, written;
   std::array<long, 3> extent;
-  long read_tiles, written_tiles;
   double scale;
   bool streamed;
 
+  long tiles_along(int axis) const { return (extent[axis] + edge - 1) / edge; }
+  long tiles() const { return tiles_along(read) * tiles_along(written) * extent[3 - read - written]; }
+
   void operator()(const long tile) const {
+    const int third = 3 - read - written;
+    const long read_tiles = tiles_along(read), written_tiles = tiles_along(written);
     const long r0 = tile % read_tiles * edge, w0 = tile / read_tiles % written_tiles * edge;
     const long t = tile / (read_tiles * written_tiles);
     const long rn = std::min(edge, extent[read] - r0), wn = std::min(edge, extent[written] - w0);
@@ -116,13 +125,9 @@ void copy_box(const char* label, const std::array<long, 3>& extent, const T* fro
       Kokkos::parallel_for(label, policy_with_tile(range, tile), body);
       return;
     }
-    using Copy = HostTileCopy<T>;
-    const int third = 3 - r - w;
-    const long read_tiles = (extent[r] + Copy::edge - 1) / Copy::edge;
-    const long written_tiles = (extent[w] + Copy::edge - 1) / Copy::edge;
     const bool streamed = range.count() * static_cast<long>(sizeof(T)) > streamed_bytes;
-    Kokkos::parallel_for(label, FlatPolicy(0, read_tiles * written_tiles * extent[third]),
-                         Copy{from, to, read, written, r, w, third, extent, read_tiles, written_tiles, scale, streamed});
+    const HostTileCopy<T> copy{from, to, read, written, r, w, extent, scale, streamed};
+    Kokkos::parallel_for(label, FlatPolicy(0, copy.tiles()), copy);
   } else {
     Kokkos::parallel_for(label, policy_with_tile(range, gpu_tile(range, static_cast<std::size_t>(w))), body);
   }

@@ -80,9 +80,11 @@ std::string describe(const Extent& e, const Order& from, const Order& to) {
 
 }  // namespace
 
-// Extents below, at and across the host's tile edge (16 complex, 32 doubles), and one index thick.
+// Extents below, at and across the host's tile edge (16 complex, 32 doubles), one index thick, and past a GPU
+// tile's 64 entries along each axis (gpu-review.md A1: the slowest axis' block dimension is clamped).
 TEST(BoxCopy, EveryPairOfAxisOrdersPlacesEachValueOnce) {
-  const std::vector<Extent> extents = {{3, 17, 33}, {33, 5, 16}, {1, 40, 7}, {9, 1, 65}, {2, 35, 1}, {1, 1, 5}};
+  const std::vector<Extent> extents = {{3, 17, 33}, {33, 5, 16}, {1, 40, 7}, {9, 1, 65},
+                                       {2, 35, 1}, {1, 1, 5},  {129, 7, 3}, {3, 129, 2}};
   for (const Extent& e : extents)
     for (const Order& from : orders)
       for (const Order& to : orders) {

@@ -32,9 +32,6 @@ BoxPlacement placement(const BlockLayout& layout, const Box& box) {
   return {stride, first};
 }
 
-// A box's values in (z, y, x) order, x fastest: how they travel in a message.
-BoxPlacement packed(const Box& box, long at) { return {{box.count[1] * box.count[2], box.count[2], 1}, at}; }
-
 bool same_places(const BlockLayout& a, const BlockLayout& b) {
   const Kokkos::Array<long, 3> sa = logical_strides(a), sb = logical_strides(b);
   for (int axis = 0; axis < 3; ++axis)
@@ -96,15 +93,15 @@ void PencilReshape::operator()(const Kokkos::View<double*>& in, const Kokkos::Vi
   if (single_rank_) return;  // MPI_Alltoallv is collective: every rank of a larger communicator takes part
   for (const Segment& s : sends_)
     parallel::copy_box("direct_poisson::pack", s.box.count, in.data(), placement(from_, s.box), send_.values().data(),
-                       packed(s.box, s.at));
+                       parallel::packed_placement(s.box.count, s.at));
   parallel::fence();  // MPI reads the packed buffer
   double* sending = send_.send_from(static_cast<std::size_t>(sent_));
   MPI_Alltoallv(sending, send_counts_.data(), send_offsets_.data(), MPI_DOUBLE, receive_.receive_into(),
                 receive_counts_.data(), receive_offsets_.data(), MPI_DOUBLE, comm_);
   receive_.received(static_cast<std::size_t>(received_));
   for (const Segment& s : receives_)
-    parallel::copy_box("direct_poisson::unpack", s.box.count, receive_.values().data(), packed(s.box, s.at),
-                       out.data(), placement(to_, s.box));
+    parallel::copy_box("direct_poisson::unpack", s.box.count, receive_.values().data(),
+                       parallel::packed_placement(s.box.count, s.at), out.data(), placement(to_, s.box));
 }
 
 }  // namespace meridian::direct_poisson

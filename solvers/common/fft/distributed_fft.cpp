@@ -69,17 +69,18 @@ void move_own(const PencilTranspose& t, const ComplexPencil& from, const Complex
 void pack(const PencilTranspose& t, int p, const ComplexPencil& from, const ComplexBuffer& send) {
   const long my_gathered = block_size(t.gathered, t.parts, t.me);
   const long width = block_size(t.scattered, t.parts, p), first = block_offset(t.scattered, t.parts, p);
-  parallel::copy_box("fft::pack", {t.kept, my_gathered, width}, from.data(), placement_of(from, t.from_axis, 2, first), send.data(),
-                     BoxPlacement{{my_gathered * width, width, 1}, t.send_offsets[p] / 2});
+  const std::array<long, 3> box{t.kept, my_gathered, width};
+  parallel::copy_box("fft::pack", box, from.data(), placement_of(from, t.from_axis, 2, first), send.data(),
+                     parallel::packed_placement(box, t.send_offsets[p] / 2));
 }
 
 // From rank p comes its slice of the gathered axis, for this rank's part of the scattered one.
 void unpack(const PencilTranspose& t, int p, const ComplexBuffer& receive, const ComplexPencil& to, double scale) {
   const long my_scattered = block_size(t.scattered, t.parts, t.me);
   const long height = block_size(t.gathered, t.parts, p), first = block_offset(t.gathered, t.parts, p);
-  parallel::copy_box("fft::unpack", {t.kept, height, my_scattered}, receive.data(),
-                     BoxPlacement{{height * my_scattered, my_scattered, 1}, t.receive_offsets[p] / 2}, to.data(),
-                     placement_of(to, t.to_axis, 1, first), scale);
+  const std::array<long, 3> box{t.kept, height, my_scattered};
+  parallel::copy_box("fft::unpack", box, receive.data(), parallel::packed_placement(box, t.receive_offsets[p] / 2),
+                     to.data(), placement_of(to, t.to_axis, 1, first), scale);
 }
 
 // Whether FFTW's one volume transform, writing the transposed spectral layout, beats the slab path on one rank:
